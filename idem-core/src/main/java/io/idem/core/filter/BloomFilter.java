@@ -1,0 +1,387 @@
+package io.idem.core.filter;
+
+import static io.idem.core.Checks.checkArgument;
+
+import io.idem.core.format.FormatFamily;
+import io.idem.core.format.FormatInput;
+import io.idem.core.format.FormatOutput;
+import io.idem.core.hash.Hash128;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.LongAdder;
+
+/** A Bloom filter whose k probes for one item all land in one 64-byte block. Thread-safe. */
+public final class BloomFilter implements MembershipFilter {
+  /*
+   * Design: a blocked Bloom filter [Putze, Sanders, Singler 2007]. The item's h1 picks one
+   * 512-bit block (a cache line) by multiply-high, so the block count is whatever sizing asks
+   * for, never a power of two; h2 times k fixed odd constants gives the k bit positions inside
+   * the block, so each operation costs one cache miss.
+   *
+   * Sizing: a block's load is Poisson(n / blocks); the expected false-positive rate is the mean,
+   * over that distribution, of a 512-bit Bloom filter's rate at that load. Sizing searches k and
+   * the block count for the fewest blocks whose expected rate at capacity is within the
+   * configured one, so the rate holds at capacity despite the uneven loads.
+   *
+   * Concurrency: bits only ever go from 0 to 1. An add ORs each missing bit in atomically
+   * (getAndBitwiseOr) and skips bits already set, so adds never lock. Two threads adding the same
+   * new item at once may both be told it was new; callers that need exactly one "new" lock the
+   * key (the server does).
+   */
+
+  static final int FORMAT_VERSION = 1; // append-only; see BloomFilterFormatTest
+  static final int BLOCK_BITS = 512;
+  static final int WORDS_PER_BLOCK = BLOCK_BITS / 64;
+  static final int MAX_HASHES = 32;
+
+  /** The most blocks a Java array of longs can hold: 16 GiB of bits. */
+  static final long MAX_BLOCKS = (Integer.MAX_VALUE - 8) / WORDS_PER_BLOCK;
+
+  /** Odd constants: probe i's bit is the top 9 bits of h2 * PROBE[i]. Append-only. */
+  private static final long[] PROBE = probeMultipliers();
+
+  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+
+  private final long capacity;
+  private final double errorRate;
+  private final int hashes;
+  private final int blocks;
+  private final long[] words;
+  private final LongAdder items = new LongAdder();
+
+  private BloomFilter(long capacity, double errorRate, int hashes, int blocks, long[] words) {
+    this.capacity = capacity;
+    this.errorRate = errorRate;
+    this.hashes = hashes;
+    this.blocks = blocks;
+    this.words = words;
+  }
+
+  /** A filter for {@code capacity} items at false-positive rate {@code errorRate} at capacity. */
+  public static BloomFilter create(long capacity, double errorRate) {
+    Sizing s = sizing(capacity, errorRate);
+    return new BloomFilter(
+        capacity, errorRate, s.hashes(), s.blocks(), new long[s.blocks() * WORDS_PER_BLOCK]);
+  }
+
+  /** The shape a filter for this capacity and rate gets, without building it. */
+  public static Sizing sizing(long capacity, double errorRate) {
+    checkArgument(capacity > 0, "capacity (%s) must be > 0", capacity);
+    checkArgument(errorRate > 0 && errorRate < 1, "error rate (%s) must be in (0, 1)", errorRate);
+    long bestBlocks = Long.MAX_VALUE;
+    int bestHashes = 0;
+    for (int k = 1; k <= MAX_HASHES; k++) {
+      long b = minBlocks(capacity, errorRate, k, Math.min(bestBlocks, MAX_BLOCKS));
+      if (b < bestBlocks) {
+        bestBlocks = b;
+        bestHashes = k;
+      }
+    }
+    checkArgument(
+        bestHashes > 0,
+        "capacity (%s) at error rate (%s) needs more than %s bytes",
+        capacity,
+        errorRate,
+        MAX_BLOCKS * 64);
+    return new Sizing(
+        capacity,
+        errorRate,
+        (int) bestBlocks,
+        bestHashes,
+        falsePositiveRate(capacity, bestBlocks, bestHashes));
+  }
+
+  /** The shape of a blocked Bloom filter: its blocks, hashes and expected rate at capacity. */
+  public record Sizing(
+      long capacity, double errorRate, int blocks, int hashes, double expectedRate) {
+    public long bits() {
+      return (long) blocks * BLOCK_BITS;
+    }
+
+    public long bytes() {
+      return bits() / 8;
+    }
+
+    public double bitsPerItem() {
+      return (double) bits() / capacity;
+    }
+  }
+
+  /** Returns true if the item was certainly not present before this call. */
+  @Override
+  public boolean add(long h1, long h2) {
+    long[] w = words;
+    int base = blockBase(h1);
+    boolean added = false;
+    for (int i = 0; i < hashes; i++) {
+      int bit = (int) ((h2 * PROBE[i]) >>> 55);
+      int index = base + (bit >>> 6);
+      long mask = 1L << bit;
+      if ((w[index] & mask) == 0) {
+        long before = (long) WORDS.getAndBitwiseOr(w, index, mask);
+        added |= (before & mask) == 0;
+      }
+    }
+    if (added) {
+      items.increment();
+    }
+    return added;
+  }
+
+  @Override
+  public boolean mightContain(long h1, long h2) {
+    long[] w = words;
+    int base = blockBase(h1);
+    for (int i = 0; i < hashes; i++) {
+      int bit = (int) ((h2 * PROBE[i]) >>> 55);
+      if ((w[base + (bit >>> 6)] & (1L << bit)) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int blockBase(long h1) {
+    return (int) Math.unsignedMultiplyHigh(h1, blocks) * WORDS_PER_BLOCK;
+  }
+
+  @Override
+  public boolean supports(Capability capability) {
+    return capability == Capability.MERGE;
+  }
+
+  /**
+   * ORs in every bit of {@code other}, which must have the same blocks and hashes. The item count
+   * becomes the sum of both, an upper bound when the two sets overlap.
+   */
+  @Override
+  public void mergeFrom(MembershipFilter other) {
+    checkArgument(
+        other instanceof BloomFilter b && b.blocks == blocks && b.hashes == hashes,
+        "can only merge a BloomFilter of %s blocks and %s hashes, not %s",
+        blocks,
+        hashes,
+        other);
+    BloomFilter b = (BloomFilter) other;
+    for (int i = 0; i < words.length; i++) {
+      long bits = b.words[i];
+      if (bits != 0) {
+        WORDS.getAndBitwiseOr(words, i, bits);
+      }
+    }
+    items.add(b.itemCount());
+  }
+
+  @Override
+  public long capacity() {
+    return capacity;
+  }
+
+  @Override
+  public long itemCount() {
+    return items.sum();
+  }
+
+  /** Blocks of 64 bytes; exactly what sizing asked for. */
+  public int blocks() {
+    return blocks;
+  }
+
+  public int hashes() {
+    return hashes;
+  }
+
+  public long bitSize() {
+    return (long) blocks * BLOCK_BITS;
+  }
+
+  @Override
+  public long sizeInBytes() {
+    return (long) words.length * 8;
+  }
+
+  @Override
+  public double configuredErrorRate() {
+    return errorRate;
+  }
+
+  @Override
+  public double estimatedFalsePositiveRate() {
+    return falsePositiveRate(itemCount(), blocks, hashes);
+  }
+
+  /** Whether the item count reached the capacity. */
+  public boolean isFull() {
+    return itemCount() >= capacity;
+  }
+
+  @Override
+  public FormatFamily family() {
+    return FormatFamily.BLOOM;
+  }
+
+  /*
+   * Bloom format, version 1: the frame of FormatInput, family 1, with this body (big-endian):
+   *
+   * offset  size        field
+   * 0       8           capacity, items (1 .. 2^62)
+   * 8       8           configured error rate, IEEE 754 double in (0, 1)
+   * 16      1           hashes k (1 .. 32)
+   * 17      4           blocks (1 .. 268435454)
+   * 21      8           items inserted (>= 0)
+   * 29      64*blocks   the bits: 8 words per block, word w bit b is block bit 64w + b
+   *
+   * Adds that complete before writeTo starts are in the bytes; concurrent ones may be.
+   */
+  @Override
+  public void writeTo(OutputStream out) throws IOException {
+    FormatOutput f =
+        FormatOutput.begin(out, FormatFamily.BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID);
+    writeBody(f);
+    f.finish();
+  }
+
+  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes. */
+  public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
+    FormatInput f =
+        FormatInput.begin(in, FormatFamily.BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID, maxBytes);
+    BloomFilter filter = readBody(f);
+    f.finish();
+    return filter;
+  }
+
+  void writeBody(FormatOutput f) throws IOException {
+    f.writeLong(capacity);
+    f.writeDouble(errorRate);
+    f.writeByte(hashes);
+    f.writeInt(blocks);
+    f.writeLong(itemCount());
+    f.writeLongs(words, 0, words.length);
+  }
+
+  static BloomFilter readBody(FormatInput f) throws IOException {
+    long capacity = f.readLong();
+    if (capacity < 1 || capacity > 1L << 62) {
+      throw FormatInput.invalid("bloom capacity", capacity, "must be in [1, 2^62]");
+    }
+    double errorRate = f.readDouble();
+    if (!(errorRate > 0 && errorRate < 1)) {
+      throw FormatInput.invalid("bloom error rate", errorRate, "must be in (0, 1)");
+    }
+    int hashes = f.readUnsignedByte();
+    if (hashes < 1 || hashes > MAX_HASHES) {
+      throw FormatInput.invalid("bloom hashes", hashes, "must be in [1, " + MAX_HASHES + "]");
+    }
+    long blocks = f.readInt() & 0xffffffffL;
+    if (blocks < 1 || blocks > MAX_BLOCKS) {
+      throw FormatInput.invalid("bloom blocks", blocks, "must be in [1, " + MAX_BLOCKS + "]");
+    }
+    long items = f.readLong();
+    if (items < 0) {
+      throw FormatInput.invalid("bloom items", items, "must be >= 0");
+    }
+    long[] words = f.readLongs(blocks * WORDS_PER_BLOCK, "bloom bit array");
+    BloomFilter filter = new BloomFilter(capacity, errorRate, hashes, (int) blocks, words);
+    filter.items.add(items);
+    return filter;
+  }
+
+  /** The fewest blocks, at most {@code limit}, for which k hashes meet the rate; else MAX. */
+  static long minBlocks(long capacity, double errorRate, int k, long limit) {
+    if (falsePositiveRate(capacity, limit, k) > errorRate) {
+      return Long.MAX_VALUE;
+    }
+    long lo = 1;
+    long hi = limit;
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      if (falsePositiveRate(capacity, mid, k) <= errorRate) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
+  /**
+   * The expected false-positive rate of {@code blocks} 512-bit blocks with k probes holding n
+   * items: the mean over the Poisson(n / blocks) block load of (1 - (1 - 1/512)^(k*load))^k.
+   */
+  static double falsePositiveRate(long n, long blocks, int k) {
+    if (n == 0) {
+      return 0;
+    }
+    double lambda = (double) n / blocks;
+    double missPerProbe = Math.log1p(-1.0 / BLOCK_BITS);
+    if (lambda > 10_000) {
+      // Every block is saturated: the spread of loads no longer matters (and would cost ~sqrt(n)).
+      return blockRate((int) Math.min(lambda, Integer.MAX_VALUE), k, missPerProbe);
+    }
+    int mode = (int) lambda;
+    // Poisson pmf at the mode in log space (no underflow for large lambda), then walk both ways.
+    double logPmfMode = -lambda + mode * Math.log(lambda) - logFactorial(mode);
+    double sum = 0;
+    double pmf = Math.exp(logPmfMode);
+    for (int load = mode; ; load++) {
+      sum += pmf * blockRate(load, k, missPerProbe);
+      if (pmf < 1e-20 && load > lambda) {
+        break;
+      }
+      pmf *= lambda / (load + 1);
+    }
+    pmf = Math.exp(logPmfMode);
+    for (int load = mode - 1; load >= 0; load--) {
+      pmf *= (load + 1) / lambda;
+      sum += pmf * blockRate(load, k, missPerProbe);
+      if (pmf < 1e-20) {
+        break;
+      }
+    }
+    return Math.min(1.0, sum);
+  }
+
+  private static double blockRate(int load, int k, double missPerProbe) {
+    double setFraction = -Math.expm1(missPerProbe * k * load);
+    return Math.pow(setFraction, k);
+  }
+
+  private static double logFactorial(int m) {
+    if (m < 256) {
+      double s = 0;
+      for (int i = 2; i <= m; i++) {
+        s += Math.log(i);
+      }
+      return s;
+    }
+    // Stirling's series: exact to double precision for m >= 256.
+    double x = m;
+    return x * Math.log(x)
+        - x
+        + 0.5 * Math.log(2 * Math.PI * x)
+        + 1 / (12 * x)
+        - 1 / (360 * x * x * x);
+  }
+
+  private static long[] probeMultipliers() {
+    // SplitMix64 from a fixed seed, forced odd. Changing this changes every stored filter.
+    long[] m = new long[MAX_HASHES];
+    long state = 0x1DE3L;
+    for (int i = 0; i < m.length; i++) {
+      state += 0x9E3779B97F4A7C15L;
+      long z = state;
+      z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+      z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+      m[i] = (z ^ (z >>> 31)) | 1L;
+    }
+    return m;
+  }
+
+  @Override
+  public String toString() {
+    return "BloomFilter{blocks=" + blocks + ", hashes=" + hashes + ", items=" + itemCount() + "}";
+  }
+}

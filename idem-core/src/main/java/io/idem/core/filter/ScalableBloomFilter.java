@@ -1,0 +1,285 @@
+package io.idem.core.filter;
+
+import static io.idem.core.Checks.checkArgument;
+
+import io.idem.core.format.FormatFamily;
+import io.idem.core.format.FormatInput;
+import io.idem.core.format.FormatOutput;
+import io.idem.core.hash.Hash128;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A Bloom filter that grows by adding layers, with RedisBloom's semantics. Not thread-safe: the
+ * caller holds the key's lock.
+ */
+public final class ScalableBloomFilter implements MembershipFilter {
+  /*
+   * Design: Almeida et al., "Scalable Bloom Filters" (2007), as RedisBloom's BF.* does it. Layer i
+   * holds capacity * expansion^i items at error * 0.5^(i+1), so the compound rate over any number
+   * of layers stays below the configured one: sum of error * 0.5^(i+1) < error. A non-scaling
+   * filter has one layer at the configured rate and refuses the item after its capacity.
+   *
+   * An add checks every layer, newest first, and adds only certainly-new items to the newest
+   * layer, which is replaced by a new one once it holds its capacity: items counts new items only.
+   */
+
+  static final int FORMAT_VERSION = 1; // append-only; see ScalableBloomFilterFormatTest
+  public static final double DEFAULT_ERROR_RATE = 0.01;
+  public static final long DEFAULT_CAPACITY = 100;
+  public static final int DEFAULT_EXPANSION = 2;
+  public static final double TIGHTENING_RATIO = 0.5;
+
+  /** RedisBloom's bounds on EXPANSION. */
+  public static final int MAX_EXPANSION = 32768;
+
+  /** A layer's rate halves each time; past this many layers it would underflow. */
+  public static final int MAX_LAYERS = 1000;
+
+  private final double errorRate;
+  private final long initialCapacity;
+  private final int expansion;
+  private final boolean scaling;
+  private final List<BloomFilter> layers;
+
+  private ScalableBloomFilter(
+      double errorRate,
+      long initialCapacity,
+      int expansion,
+      boolean scaling,
+      List<BloomFilter> layers) {
+    this.errorRate = errorRate;
+    this.initialCapacity = initialCapacity;
+    this.expansion = expansion;
+    this.scaling = scaling;
+    this.layers = layers;
+  }
+
+  /** RedisBloom's defaults: capacity 100, error 0.01, expansion 2. */
+  public static ScalableBloomFilter create() {
+    return create(DEFAULT_CAPACITY, DEFAULT_ERROR_RATE, DEFAULT_EXPANSION);
+  }
+
+  /** A filter that grows by {@code expansion} times each time its newest layer fills. */
+  public static ScalableBloomFilter create(long capacity, double errorRate, int expansion) {
+    checkArgument(
+        expansion >= 1 && expansion <= MAX_EXPANSION,
+        "expansion (%s) must be in [1, %s]",
+        expansion,
+        MAX_EXPANSION);
+    List<BloomFilter> layers = new ArrayList<>();
+    layers.add(BloomFilter.create(capacity, errorRate * TIGHTENING_RATIO));
+    return new ScalableBloomFilter(errorRate, capacity, expansion, true, layers);
+  }
+
+  /** A single layer at {@code errorRate}; adding a new item past its capacity throws. */
+  public static ScalableBloomFilter createNonScaling(long capacity, double errorRate) {
+    List<BloomFilter> layers = new ArrayList<>();
+    layers.add(BloomFilter.create(capacity, errorRate));
+    return new ScalableBloomFilter(errorRate, capacity, 0, false, layers);
+  }
+
+  /** The capacity and rate of layer {@code i} (0-based) of a filter so configured. */
+  public static BloomFilter.Sizing layerSizing(
+      long capacity, double errorRate, int expansion, boolean scaling, int i) {
+    if (!scaling) {
+      checkArgument(i == 0, "a non-scaling filter has only layer 0, not %s", i);
+      return BloomFilter.sizing(capacity, errorRate);
+    }
+    double layerCapacity = capacity * Math.pow(expansion, i);
+    checkArgument(
+        layerCapacity <= 1L << 62, "layer %s would hold %s items, too many", i, layerCapacity);
+    return BloomFilter.sizing((long) layerCapacity, errorRate * Math.pow(TIGHTENING_RATIO, i + 1));
+  }
+
+  /**
+   * Adds the item to the newest layer unless some layer may already hold it.
+   *
+   * @throws FilterFullException if the item is new and the filter is non-scaling and full, or
+   *     cannot grow further
+   */
+  @Override
+  public boolean add(long h1, long h2) {
+    if (mightContain(h1, h2)) {
+      return false;
+    }
+    BloomFilter current = layers.getLast();
+    if (current.isFull()) {
+      current = grow();
+    }
+    current.add(h1, h2);
+    return true;
+  }
+
+  private BloomFilter grow() {
+    if (!scaling) {
+      throw new FilterFullException("non scaling filter is full");
+    }
+    if (layers.size() >= MAX_LAYERS) {
+      throw new FilterFullException("filter reached its limit of " + MAX_LAYERS + " layers");
+    }
+    BloomFilter.Sizing s;
+    try {
+      s = layerSizing(initialCapacity, errorRate, expansion, true, layers.size());
+    } catch (IllegalArgumentException e) {
+      throw new FilterFullException("cannot add layer " + layers.size() + ": " + e.getMessage());
+    }
+    BloomFilter layer = BloomFilter.create(s.capacity(), s.errorRate());
+    layers.add(layer);
+    return layer;
+  }
+
+  @Override
+  public boolean mightContain(long h1, long h2) {
+    for (int i = layers.size() - 1; i >= 0; i--) {
+      if (layers.get(i).mightContain(h1, h2)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public boolean supports(Capability capability) {
+    return false;
+  }
+
+  /** The sum of the layers' capacities, as BF.INFO reports it. */
+  @Override
+  public long capacity() {
+    long sum = 0;
+    for (BloomFilter layer : layers) {
+      sum += layer.capacity();
+    }
+    return sum;
+  }
+
+  @Override
+  public long itemCount() {
+    long sum = 0;
+    for (BloomFilter layer : layers) {
+      sum += layer.itemCount();
+    }
+    return sum;
+  }
+
+  @Override
+  public long sizeInBytes() {
+    long sum = 0;
+    for (BloomFilter layer : layers) {
+      sum += layer.sizeInBytes();
+    }
+    return sum;
+  }
+
+  public int layerCount() {
+    return layers.size();
+  }
+
+  /** Layer {@code i}, oldest first. */
+  public BloomFilter layer(int i) {
+    return layers.get(i);
+  }
+
+  public int expansion() {
+    return expansion;
+  }
+
+  public boolean isScaling() {
+    return scaling;
+  }
+
+  public long initialCapacity() {
+    return initialCapacity;
+  }
+
+  @Override
+  public double configuredErrorRate() {
+    return errorRate;
+  }
+
+  /** 1 - product over layers of (1 - that layer's current rate). */
+  @Override
+  public double estimatedFalsePositiveRate() {
+    double pass = 1;
+    for (BloomFilter layer : layers) {
+      pass *= 1 - layer.estimatedFalsePositiveRate();
+    }
+    return 1 - pass;
+  }
+
+  @Override
+  public FormatFamily family() {
+    return FormatFamily.SCALABLE_BLOOM;
+  }
+
+  /*
+   * Scalable Bloom format, version 1: the frame of FormatInput, family 2, with this body:
+   *
+   * offset  size  field
+   * 0       8     configured error rate, IEEE 754 double in (0, 1)
+   * 8       8     initial capacity (>= 1)
+   * 16      4     expansion (0 when non-scaling, else 1 .. 32768)
+   * 20      2     layers (1 .. 1000)
+   * 22      ...   each layer, oldest first, as the body of a Bloom filter version 1
+   */
+  @Override
+  public void writeTo(OutputStream out) throws IOException {
+    FormatOutput f =
+        FormatOutput.begin(out, FormatFamily.SCALABLE_BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID);
+    f.writeDouble(errorRate);
+    f.writeLong(initialCapacity);
+    f.writeInt(expansion);
+    f.writeShort(layers.size());
+    for (BloomFilter layer : layers) {
+      layer.writeBody(f);
+    }
+    f.finish();
+  }
+
+  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes. */
+  public static ScalableBloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
+    FormatInput f =
+        FormatInput.begin(
+            in, FormatFamily.SCALABLE_BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID, maxBytes);
+    double errorRate = f.readDouble();
+    if (!(errorRate > 0 && errorRate < 1)) {
+      throw FormatInput.invalid("scalable error rate", errorRate, "must be in (0, 1)");
+    }
+    long initialCapacity = f.readLong();
+    if (initialCapacity < 1 || initialCapacity > 1L << 62) {
+      throw FormatInput.invalid("scalable capacity", initialCapacity, "must be in [1, 2^62]");
+    }
+    int expansion = f.readInt();
+    if (expansion < 0 || expansion > MAX_EXPANSION) {
+      throw FormatInput.invalid("expansion", expansion, "must be in [0, " + MAX_EXPANSION + "]");
+    }
+    int count = f.readUnsignedShort();
+    if (count < 1 || count > MAX_LAYERS) {
+      throw FormatInput.invalid("layer count", count, "must be in [1, " + MAX_LAYERS + "]");
+    }
+    if (expansion == 0 && count != 1) {
+      throw FormatInput.invalid("layer count", count, "must be 1 for a non-scaling filter");
+    }
+    List<BloomFilter> layers = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      layers.add(BloomFilter.readBody(f));
+    }
+    f.finish();
+    return new ScalableBloomFilter(errorRate, initialCapacity, expansion, expansion != 0, layers);
+  }
+
+  @Override
+  public String toString() {
+    return "ScalableBloomFilter{layers="
+        + layers.size()
+        + ", capacity="
+        + capacity()
+        + ", items="
+        + itemCount()
+        + "}";
+  }
+}

@@ -1,0 +1,138 @@
+package io.idem.core.hash;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A reusable holder for the 128-bit hash of one item: two 64-bit halves, {@link #h1()} and {@link
+ * #h2()}. Not thread-safe: each thread keeps its own and refills it with {@link #hash}; nothing is
+ * allocated per call.
+ *
+ * <p>The function is MurmurHash3 x64 128 with seed 0, byte for byte the same as Guava's {@code
+ * Hashing.murmur3_128()} (checked in Hash128Test). Every persisted structure records {@link
+ * #FUNCTION_ID}, so a change of function can never be read back silently.
+ */
+public final class Hash128 {
+  /*
+   * Why our own Murmur3 and not a library: see BENCHMARKS.md "Hashing". In short, on 16- to
+   * 64-byte items it is within a few ns of zero-allocation-hashing's XXH3, and that library reads
+   * memory through sun.misc.Unsafe, whose memory-access methods print a warning on JDK 24+ and are
+   * being removed (JEP 471). A VarHandle view of the byte array compiles to the same plain loads.
+   */
+
+  /** Append-only id of the hash function, written into every persisted format. */
+  public static final int FUNCTION_ID = 1;
+
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long C1 = 0x87c37b91114253d5L;
+  private static final long C2 = 0x4cf5ad432745937fL;
+
+  private long h1;
+  private long h2;
+
+  /** The first 64 bits (Guava's bytes 0..7, little-endian). */
+  public long h1() {
+    return h1;
+  }
+
+  /** The second 64 bits (Guava's bytes 8..15, little-endian). */
+  public long h2() {
+    return h2;
+  }
+
+  /** Hashes all of {@code bytes}; returns this holder. */
+  public Hash128 hash(byte[] bytes) {
+    return hash(bytes, 0, bytes.length);
+  }
+
+  /** Hashes the UTF-8 bytes of {@code s}. Allocates the byte array: for tests and tools only. */
+  public Hash128 hash(String s) {
+    return hash(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Hashes the eight little-endian bytes of {@code value}, with no allocation. */
+  public Hash128 hashLong(long value) {
+    long k1 = mixK1(value);
+    long a = k1;
+    long b = 0;
+    return finish(a, b, 8);
+  }
+
+  /** Hashes {@code bytes[offset .. offset+length)}; returns this holder. */
+  public Hash128 hash(byte[] bytes, int offset, int length) {
+    java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
+    long a = 0;
+    long b = 0;
+    int end = offset + length;
+    int i = offset;
+    for (; i + 16 <= end; i += 16) {
+      long k1 = (long) LONG_LE.get(bytes, i);
+      long k2 = (long) LONG_LE.get(bytes, i + 8);
+      a ^= mixK1(k1);
+      a = Long.rotateLeft(a, 27) + b;
+      a = a * 5 + 0x52dce729;
+      b ^= mixK2(k2);
+      b = Long.rotateLeft(b, 31) + a;
+      b = b * 5 + 0x38495ab5;
+    }
+    int rest = end - i;
+    if (rest > 0) {
+      long k1 = 0;
+      long k2 = 0;
+      if (rest > 8) {
+        k1 = (long) LONG_LE.get(bytes, i);
+        for (int j = rest - 1; j >= 8; j--) {
+          k2 = (k2 << 8) | (bytes[i + j] & 0xffL);
+        }
+        b ^= mixK2(k2);
+      } else if (rest == 8) {
+        k1 = (long) LONG_LE.get(bytes, i);
+      } else {
+        for (int j = rest - 1; j >= 0; j--) {
+          k1 = (k1 << 8) | (bytes[i + j] & 0xffL);
+        }
+      }
+      a ^= mixK1(k1);
+    }
+    return finish(a, b, length);
+  }
+
+  private Hash128 finish(long a, long b, long length) {
+    a ^= length;
+    b ^= length;
+    a += b;
+    b += a;
+    a = fmix(a);
+    b = fmix(b);
+    a += b;
+    b += a;
+    this.h1 = a;
+    this.h2 = b;
+    return this;
+  }
+
+  private static long mixK1(long k1) {
+    return Long.rotateLeft(k1 * C1, 31) * C2;
+  }
+
+  private static long mixK2(long k2) {
+    return Long.rotateLeft(k2 * C2, 33) * C1;
+  }
+
+  private static long fmix(long k) {
+    k ^= k >>> 33;
+    k *= 0xff51afd7ed558ccdL;
+    k ^= k >>> 33;
+    k *= 0xc4ceb9fe1a85ec53L;
+    k ^= k >>> 33;
+    return k;
+  }
+
+  @Override
+  public String toString() {
+    return String.format("%016x%016x", h1, h2);
+  }
+}

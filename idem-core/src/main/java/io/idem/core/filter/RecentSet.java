@@ -27,7 +27,7 @@ public final class RecentSet implements MembershipFilter {
    * is still remembered after x further distinct items with probability (1 - 1/N)^x.
    * slotsToRemember inverts that. The seed's worked example solves 0.1 = (1 - 1/N)^3.6e6, which
    * is N for a 10% chance of still remembering the item an hour later (N = 1,563,461), while its
-   * text asks for 90%; 90% needs N = 34,168,048 (see RecentSetTest).
+   * text asks for 90%; 90% needs N = 34,168,399 (see RecentSetTest).
    *
    * Atomicity: slots are guarded by a fixed array of lock stripes; check-and-add and
    * remove-if-equal each hold one stripe, so concurrent adds of one item yield exactly one true.

@@ -20,7 +20,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /*
    * Design: Almeida et al., "Scalable Bloom Filters" (2007), as RedisBloom's BF.* does it. Layer i
    * holds capacity * expansion^i items at error * 0.5^(i+1), so the compound rate over any number
-   * of layers stays below the configured one: sum of error * 0.5^(i+1) < error. A non-scaling
+   * of layers stays below the configured one: sum of error * 0.5^(i+1) < error (each layer's rate
+   * has a floor of MIN_LAYER_ERROR, which only very many layers reach). A non-scaling
    * filter has one layer at the configured rate and refuses the item after its capacity.
    *
    * An add checks every layer, newest first, and adds only certainly-new items to the newest
@@ -36,8 +37,15 @@ public final class ScalableBloomFilter implements MembershipFilter {
   /** RedisBloom's bounds on EXPANSION. */
   public static final int MAX_EXPANSION = 32768;
 
-  /** A layer's rate halves each time; past this many layers it would underflow. */
+  /** The most layers a filter grows to. */
   public static final int MAX_LAYERS = 1000;
+
+  /**
+   * The floor of a layer's rate. Halving forever would ask a layer for rates no 512-bit block
+   * reaches in sane memory (below about 1e-38 the bits needed grow as 1/rate); with the floor the
+   * compound rate is at most error + 1000 * 1e-15, and only past about 40 layers.
+   */
+  public static final double MIN_LAYER_ERROR = 1e-15;
 
   private final double errorRate;
   private final long initialCapacity;
@@ -70,8 +78,9 @@ public final class ScalableBloomFilter implements MembershipFilter {
         "expansion (%s) must be in [1, %s]",
         expansion,
         MAX_EXPANSION);
+    BloomFilter.Sizing first = layerSizing(capacity, errorRate, expansion, true, 0);
     List<BloomFilter> layers = new ArrayList<>();
-    layers.add(BloomFilter.create(capacity, errorRate * TIGHTENING_RATIO));
+    layers.add(BloomFilter.create(first.capacity(), first.errorRate()));
     return new ScalableBloomFilter(errorRate, capacity, expansion, true, layers);
   }
 
@@ -92,7 +101,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
     double layerCapacity = capacity * Math.pow(expansion, i);
     checkArgument(
         layerCapacity <= 1L << 62, "layer %s would hold %s items, too many", i, layerCapacity);
-    return BloomFilter.sizing((long) layerCapacity, errorRate * Math.pow(TIGHTENING_RATIO, i + 1));
+    double layerError = Math.max(MIN_LAYER_ERROR, errorRate * Math.pow(TIGHTENING_RATIO, i + 1));
+    return BloomFilter.sizing((long) layerCapacity, layerError);
   }
 
   /**

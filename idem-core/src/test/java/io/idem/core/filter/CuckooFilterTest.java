@@ -1,0 +1,206 @@
+package io.idem.core.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.idem.core.hash.Hash128;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CuckooFilterTest {
+
+  @Property(seed = "42", tries = 40)
+  void insert_untilGrownSeveralTimes_neverFalseNegative(
+      @ForAll @IntRange(min = 4, max = 2000) int capacity,
+      @ForAll @IntRange(min = 1, max = 6) int bucketSize) {
+    CuckooFilter f = CuckooFilter.create(capacity, 0.01, bucketSize, 20, 1);
+    Items items = new Items(capacity);
+    int n = capacity * 3;
+    for (int i = 0; i < n; i++) {
+      Hash128 h = items.item(i);
+      f.insert(h.h1(), h.h2());
+    }
+    assertThat(f.itemCount()).isEqualTo(n);
+    for (int i = 0; i < n; i++) {
+      assertThat(items.mightContain(f, i)).as("item %s", i).isTrue();
+    }
+  }
+
+  @Test
+  void insert_failedKickChain_losesNothing() {
+    // Expansion 0: kicks that fail must leave every stored fingerprint where it can be found.
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(64, 8, 2, 20, 0);
+    Items items = new Items(9);
+    int stored = 0;
+    for (int i = 0; i < 1000; i++) {
+      Hash128 h = items.item(i);
+      try {
+        f.insert(h.h1(), h.h2());
+        stored = i + 1;
+      } catch (FilterFullException e) {
+        assertThat(e).hasMessage("Filter is full");
+        break;
+      }
+    }
+    assertThat(stored).isLessThan(1000);
+    for (int i = 0; i < stored; i++) {
+      assertThat(items.mightContain(f, i)).as("item %s", i).isTrue();
+    }
+    assertThat(f.itemCount()).isEqualTo(stored);
+    assertThat(f.tableCount()).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"1, 20", "2, 20", "3, 20", "4, 20", "8, 20", "2, 500", "4, 500"})
+  void insert_toCapacity_neverGrows(int bucketSize, int maxIterations) {
+    for (int seed = 0; seed < 5; seed++) {
+      CuckooFilter f = CuckooFilter.create(200_000, 0.01, bucketSize, maxIterations, 1);
+      Items items = new Items(100 + seed);
+      for (int i = 0; i < 200_000; i++) {
+        Hash128 h = items.item(i);
+        f.insert(h.h1(), h.h2());
+      }
+      assertThat(f.tableCount()).as("seed %s", seed).isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "0.01,   1000000, 2000000, 18120",
+    "0.001,  1000000, 5000000, 2830",
+    "0.0001, 1000000, 20000000, 1383"
+  })
+  void falsePositiveRate_atCapacity_withinTenPercentOfConfigured(
+      double error, int capacity, long probes, long golden) {
+    CuckooFilter f = CuckooFilter.create(capacity, error);
+    Items items = new Items(1);
+    for (int i = 0; i < capacity; i++) {
+      Hash128 h = items.item(i);
+      f.insert(h.h1(), h.h2());
+    }
+    long fp = items.falsePositives(f, capacity, probes);
+    assertThat((double) fp / probes).isLessThanOrEqualTo(1.1 * error);
+    assertThat(fp).as("golden false-positive count").isEqualTo(golden);
+    assertThat(f.estimatedFalsePositiveRate()).isLessThanOrEqualTo(error);
+  }
+
+  @Test
+  void add_isAddIfAbsent_insertAddsCopies_countCountsThem() {
+    CuckooFilter f = CuckooFilter.create(1000, 0.001);
+    Hash128 h = new Hash128().hash("order-17");
+    assertThat(f.add(h)).isTrue();
+    assertThat(f.add(h)).isFalse();
+    assertThat(f.count(h.h1(), h.h2())).isEqualTo(1);
+    f.insert(h.h1(), h.h2());
+    f.insert(h.h1(), h.h2());
+    assertThat(f.count(h.h1(), h.h2())).isEqualTo(3);
+    assertThat(f.itemCount()).isEqualTo(3);
+    assertThat(f.remove(h.h1(), h.h2())).isTrue();
+    assertThat(f.count(h.h1(), h.h2())).isEqualTo(2);
+    assertThat(f.deleteCount()).isEqualTo(1);
+  }
+
+  @Test
+  void remove_absentFingerprint_isANoOp() {
+    CuckooFilter f = CuckooFilter.create(1000, 0.0001);
+    Items items = new Items(3);
+    for (int i = 0; i < 500; i++) {
+      items.add(f, i);
+    }
+    long before = f.itemCount();
+    long absent = 10_000;
+    while (items.mightContain(f, absent)) {
+      absent++;
+    }
+    Hash128 h = items.item(absent);
+    assertThat(f.remove(h.h1(), h.h2())).isFalse();
+    assertThat(f.itemCount()).isEqualTo(before);
+    assertThat(f.deleteCount()).isZero();
+    for (int i = 0; i < 500; i++) {
+      assertThat(items.mightContain(f, i)).isTrue();
+    }
+  }
+
+  @Test
+  void remove_itemNeverAdded_canEraseAnotherWithTheSameFingerprintAndBucket() {
+    // The documented delete contract: two items with the same h1 and fingerprint look alike.
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(100, 8, 2, 20, 1);
+    long h1 = 12345;
+    long added = 0x0100_0000_0000_0000L; // top byte picks the fingerprint
+    long neverAdded = added + 1; // same fingerprint, different item
+    f.insert(h1, added);
+    assertThat(f.mightContain(h1, neverAdded)).isTrue(); // a false positive
+    assertThat(f.remove(h1, neverAdded)).isTrue();
+    assertThat(f.mightContain(h1, added)).isFalse(); // the added item is gone
+  }
+
+  @Test
+  void insert_whenKicksFail_growsBySubTablesUpToTheLimit() {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(8, 8, 2, 5, 1);
+    Items items = new Items(4);
+    int i = 0;
+    try {
+      for (; i < 100_000; i++) {
+        Hash128 h = items.item(i);
+        f.insert(h.h1(), h.h2());
+      }
+    } catch (FilterFullException e) {
+      assertThat(e).hasMessage("Maximum expansions reached");
+    }
+    assertThat(f.tableCount()).isEqualTo(CuckooFilter.MAX_TABLES);
+    for (int j = 0; j < i; j++) {
+      assertThat(items.mightContain(f, j)).isTrue();
+    }
+  }
+
+  @Test
+  void compact_afterDeletes_movesItemsBackAndDropsEmptyTables() {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(1000, 12, 2, 20, 2);
+    Items items = new Items(6);
+    int n = 0;
+    while (f.tableCount() < 2) {
+      Hash128 h = items.item(n++);
+      f.insert(h.h1(), h.h2());
+    }
+    for (int i = 0; i < n / 2; i++) { // free half the slots of the first table
+      Hash128 h = items.item(i);
+      assertThat(f.remove(h.h1(), h.h2())).isTrue();
+    }
+    f.compact();
+    assertThat(f.tableCount()).isEqualTo(1);
+    assertThat(f.deleteCount()).isZero();
+    for (int i = n / 2; i < n; i++) {
+      assertThat(items.mightContain(f, i)).as("item %s", i).isTrue();
+    }
+    assertThat(f.itemCount()).isEqualTo(n - n / 2);
+  }
+
+  @Test
+  void sizing_fingerprintFollowsTheErrorRate() {
+    CuckooFilter.Sizing loose = CuckooFilter.sizing(1_000_000, 0.01, 2, 20);
+    CuckooFilter.Sizing tight = CuckooFilter.sizing(1_000_000, 0.0001, 2, 20);
+    assertThat(loose.fingerprintBits()).isLessThan(tight.fingerprintBits());
+    assertThat(loose.expectedRate()).isLessThanOrEqualTo(0.01);
+    assertThat(tight.expectedRate()).isLessThanOrEqualTo(0.0001);
+    // The narrowest width that meets the rate: one bit fewer would not.
+    assertThat(CuckooFilter.expectedRate(1_000_000, loose.buckets(), loose.fingerprintBits() - 1))
+        .isGreaterThan(0.01);
+    assertThat(Long.bitCount(loose.buckets())).isGreaterThan(1); // not a power of two
+  }
+
+  @Test
+  void create_badArguments_namesTheValue() {
+    assertThatThrownBy(() -> CuckooFilter.create(100, 0.01, 0, 20, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("bucket size (0) must be in [1, 255]");
+    assertThatThrownBy(() -> CuckooFilter.create(100, 0.01, 2, 0, 1))
+        .hasMessage("max iterations (0) must be in [1, 65535]");
+    assertThatThrownBy(() -> CuckooFilter.create(100, 0.01, 2, 20, -1))
+        .hasMessage("expansion (-1) must be in [0, 32768]");
+    assertThatThrownBy(() -> CuckooFilter.create(0, 0.01)).hasMessage("capacity (0) must be > 0");
+  }
+}

@@ -1,0 +1,147 @@
+package io.idem.core.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+class ScalableBloomFilterTest {
+
+  @Test
+  void create_defaults_areRedisBloomsDefaults() {
+    ScalableBloomFilter f = ScalableBloomFilter.create();
+    assertThat(f.initialCapacity()).isEqualTo(100);
+    assertThat(f.configuredErrorRate()).isEqualTo(0.01);
+    assertThat(f.expansion()).isEqualTo(2);
+    assertThat(f.layerCount()).isEqualTo(1);
+    // The first layer is already tightened, so the compound rate stays below the configured one.
+    assertThat(f.layer(0).configuredErrorRate()).isEqualTo(0.005);
+  }
+
+  @Test
+  void add_pastEachLayersCapacity_addsLayersOfGrowingCapacityAndHalvingRate() {
+    ScalableBloomFilter f = ScalableBloomFilter.create(100, 0.01, 2);
+    Items items = new Items(3);
+    for (int i = 0; i < 1500; i++) {
+      items.add(f, i);
+    }
+    assertThat(f.layerCount()).isEqualTo(4); // 100 + 200 + 400 + 800 >= 1500
+    for (int i = 0; i < 4; i++) {
+      assertThat(f.layer(i).capacity()).isEqualTo(100L << i);
+      assertThat(f.layer(i).configuredErrorRate()).isEqualTo(0.01 * Math.pow(0.5, i + 1));
+    }
+    assertThat(f.capacity()).isEqualTo(1500);
+    assertThat(f.itemCount()).isLessThanOrEqualTo(1500).isGreaterThan(1480);
+  }
+
+  @Property(seed = "42", tries = 30)
+  void add_anyGrowth_neverFalseNegative(
+      @ForAll @IntRange(min = 10, max = 500) int capacity,
+      @ForAll @IntRange(min = 1, max = 4) int expansion) {
+    ScalableBloomFilter f = ScalableBloomFilter.create(capacity, 0.01, expansion);
+    Items items = new Items(capacity);
+    for (int i = 0; i < 5000; i++) {
+      items.add(f, i);
+    }
+    for (int i = 0; i < 5000; i++) {
+      assertThat(items.mightContain(f, i)).isTrue();
+    }
+  }
+
+  @Test
+  void add_existingItem_returnsFalseAndDoesNotCount() {
+    ScalableBloomFilter f = ScalableBloomFilter.create();
+    Items items = new Items(1);
+    assertThat(items.add(f, 1)).isTrue();
+    assertThat(items.add(f, 1)).isFalse();
+    assertThat(f.itemCount()).isEqualTo(1);
+  }
+
+  @Test
+  void add_nonScalingFull_throwsButExistingItemsStillAnswer() {
+    ScalableBloomFilter f = ScalableBloomFilter.createNonScaling(100, 0.01);
+    assertThat(f.layer(0).configuredErrorRate()).isEqualTo(0.01);
+    Items items = new Items(2);
+    int added = 0;
+    int i = 0;
+    while (added < 100) {
+      if (items.add(f, i++)) {
+        added++;
+      }
+    }
+    long last = i - 1;
+    assertThat(items.add(f, last)).isFalse(); // present: no error, as RedisBloom
+    long absent = i;
+    while (items.mightContain(f, absent)) {
+      absent++;
+    }
+    long newItem = absent;
+    assertThatThrownBy(() -> items.add(f, newItem))
+        .isInstanceOf(FilterFullException.class)
+        .hasMessage("non scaling filter is full");
+    assertThat(f.layerCount()).isEqualTo(1);
+    assertThat(f.itemCount()).isEqualTo(100);
+  }
+
+  @Test
+  void grownTo64TimesCapacity_staysWithinConfiguredOverallRate() {
+    double error = 0.01;
+    ScalableBloomFilter f = ScalableBloomFilter.create(10_000, error, 2);
+    Items items = new Items(4);
+    int n = 64 * 10_000;
+    for (int i = 0; i < n; i++) {
+      items.add(f, i);
+    }
+    assertThat(f.layerCount()).isEqualTo(7); // 10k * (1 + 2 + ... + 64) = 1.27 M >= 640 k
+    long probes = 2_000_000;
+    double measured = (double) items.falsePositives(f, n, probes) / probes;
+    assertThat(measured).isLessThanOrEqualTo(error);
+    assertThat(f.estimatedFalsePositiveRate()).isLessThanOrEqualTo(error);
+  }
+
+  @Test
+  void add_tinyLayersWithoutExpansion_floorsTheLayerRateAndStopsAtTheLayerLimit() {
+    ScalableBloomFilter f = ScalableBloomFilter.create(1, 0.01, 1);
+    Items items = new Items(8);
+    int i = 0;
+    try {
+      for (; i < 2000; i++) {
+        items.add(f, i);
+      }
+    } catch (FilterFullException e) {
+      assertThat(e).hasMessage("filter reached its limit of 1000 layers");
+    }
+    assertThat(f.layerCount()).isEqualTo(ScalableBloomFilter.MAX_LAYERS);
+    assertThat(f.layer(999).configuredErrorRate()).isEqualTo(ScalableBloomFilter.MIN_LAYER_ERROR);
+    assertThat(f.sizeInBytes()).isLessThan(1L << 20);
+    for (int j = 0; j < i; j++) {
+      assertThat(items.mightContain(f, j)).isTrue();
+    }
+  }
+
+  @Test
+  void create_badExpansion_throws() {
+    assertThatThrownBy(() -> ScalableBloomFilter.create(100, 0.01, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("expansion (0) must be in [1, 32768]");
+    assertThatThrownBy(() -> ScalableBloomFilter.create(100, 0.01, 40000))
+        .hasMessage("expansion (40000) must be in [1, 32768]");
+  }
+
+  @Test
+  void layerSizing_matchesTheLayersItBuilds() {
+    ScalableBloomFilter f = ScalableBloomFilter.create(1000, 0.001, 3);
+    Items items = new Items(5);
+    for (int i = 0; i < 5000; i++) {
+      items.add(f, i);
+    }
+    for (int i = 0; i < f.layerCount(); i++) {
+      BloomFilter.Sizing s = ScalableBloomFilter.layerSizing(1000, 0.001, 3, true, i);
+      assertThat(f.layer(i).sizeInBytes()).isEqualTo(s.bytes());
+      assertThat(f.layer(i).capacity()).isEqualTo(s.capacity());
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package io.idem.core.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class FormatFamilyTest {
+  @Test
+  void ids_areAppendOnly() {
+    // A released id never changes meaning: stored bytes from every earlier build depend on it.
+    assertThat(FormatFamily.BLOOM.id()).isEqualTo(1);
+    assertThat(FormatFamily.SCALABLE_BLOOM.id()).isEqualTo(2);
+    assertThat(FormatFamily.CUCKOO.id()).isEqualTo(3);
+    assertThat(FormatFamily.RECENT_SET.id()).isEqualTo(4);
+    assertThat(FormatFamily.values()).hasSize(4);
+  }
+
+  @Test
+  void byId_unknown_isNull() {
+    assertThat(FormatFamily.byId(0)).isNull();
+    assertThat(FormatFamily.byId(99)).isNull();
+    assertThat(FormatFamily.byId(3)).isEqualTo(FormatFamily.CUCKOO);
+  }
+}

@@ -1,0 +1,487 @@
+package io.idem.cli;
+
+import io.idem.core.filter.BloomFilter;
+import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RecentSet;
+import io.idem.core.filter.ScalableBloomFilter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+
+/** {@code idem size}: what each structure costs for a configuration, before it is made. */
+@Command(
+    name = "size",
+    header = "Show what each filter, or a RecentSet, needs for a configuration.",
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Shows what each filter needs for N items at false-positive rate E: bits, bytes, bits per"
+          + " item and hashes, beside the lower bound log2(1/E) bits per item; the layers a"
+          + " scalable Bloom filter adds as it grows; the cuckoo filter's fingerprint and load.",
+      "With --recent: the slots a RecentSet needs to still recognise an item with probability P"
+          + " after X further distinct items.",
+      ""
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  idem size --capacity 1M --error 0.001",
+      "  idem size --recent --after 3.6e6 --remember 0.9 --json"
+    })
+final class SizeCommand implements Callable<Integer> {
+  /*
+   * Every figure comes from the core's own sizing methods, the ones the filters are built with, so
+   * what this prints is what a filter of that configuration allocates.
+   */
+
+  static final double DEFAULT_REMEMBER = 0.9;
+
+  /** The scalable filter's layers are listed until their total capacity reaches this multiple. */
+  static final int GROWTH_SHOWN = 64;
+
+  @Spec @Nullable CommandSpec spec;
+
+  @Option(
+      names = "--capacity",
+      paramLabel = "N",
+      converter = CountConverter.class,
+      description = "Items the filter holds at its configured rate.")
+  @Nullable Long capacity;
+
+  @Option(
+      names = "--error",
+      paramLabel = "E",
+      description = "False-positive rate at capacity, in (0, 1).")
+  @Nullable Double error;
+
+  @Option(
+      names = "--expansion",
+      paramLabel = "X",
+      description =
+          "Scalable Bloom: each new layer is X times the last (default: ${DEFAULT-VALUE}).")
+  int expansion = ScalableBloomFilter.DEFAULT_EXPANSION;
+
+  @Option(
+      names = "--bucket-size",
+      paramLabel = "B",
+      description = "Cuckoo: fingerprints per bucket (default: ${DEFAULT-VALUE}).")
+  int bucketSize = CuckooFilter.DEFAULT_BUCKET_SIZE;
+
+  @Option(
+      names = "--max-iterations",
+      paramLabel = "K",
+      description = "Cuckoo: kicks before an insert gives up (default: ${DEFAULT-VALUE}).")
+  int maxIterations = CuckooFilter.DEFAULT_MAX_ITERATIONS;
+
+  @Option(names = "--recent", description = "Size a RecentSet (needs --after).")
+  boolean recent;
+
+  @Option(
+      names = "--after",
+      paramLabel = "X",
+      converter = CountConverter.class,
+      description = "With --recent: further distinct items after which an item must be recognised.")
+  @Nullable Long after;
+
+  @Option(
+      names = "--remember",
+      paramLabel = "P",
+      description =
+          "With --recent: the probability of still recognising it, in (0, 1)"
+              + " (default: ${DEFAULT-VALUE}).")
+  double remember = DEFAULT_REMEMBER;
+
+  @Option(
+      names = "--json",
+      description = "Print one JSON object keyed by type (bloom, scalable-bloom, cuckoo, recent).")
+  boolean json;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help and exit.")
+  boolean help;
+
+  // Injected by tests; the process's own streams otherwise.
+  OutputStream out = new FileOutputStream(FileDescriptor.out);
+  PrintStream err = System.err;
+
+  /** One scalable Bloom layer, with the totals up to and including it. */
+  record Layer(int index, BloomFilter.Sizing sizing, long totalCapacity, long totalBytes) {}
+
+  /** The scalable filter's layers until GROWTH_SHOWN x capacity, and why it stopped early if so. */
+  record Growth(List<Layer> layers, @Nullable String stoppedBecause) {}
+
+  @Override
+  public Integer call() {
+    validate();
+    BloomFilter.@Nullable Sizing bloom = null;
+    @Nullable Growth growth = null;
+    CuckooFilter.@Nullable Sizing cuckoo = null;
+    List<String> problems = new ArrayList<>();
+    Long n = capacity;
+    Double e = error;
+    if (n != null && e != null) {
+      try {
+        bloom = BloomFilter.sizing(n, e);
+      } catch (IllegalArgumentException ex) {
+        problems.add("bloom: " + ex.getMessage());
+      }
+      growth = growth(n, e);
+      if (growth.layers().isEmpty()) {
+        problems.add("scalable-bloom: " + growth.stoppedBecause());
+        growth = null;
+      }
+      try {
+        cuckoo = CuckooFilter.sizing(n, e, bucketSize, maxIterations);
+      } catch (IllegalArgumentException ex) {
+        problems.add("cuckoo: " + ex.getMessage());
+      }
+      if (bloom == null && growth == null && cuckoo == null) {
+        throw usage(String.join("; ", problems));
+      }
+    }
+    long slots = 0;
+    Long x = after;
+    if (recent && x != null) {
+      slots = RecentSet.slotsToRemember(x, remember);
+    }
+    PrintStream o = new PrintStream(out, false, StandardCharsets.UTF_8);
+    if (json) {
+      o.println(json(bloom, growth, cuckoo, slots));
+      for (String problem : problems) {
+        err.println("idem size: " + problem);
+      }
+    } else {
+      o.print(human(bloom, growth, cuckoo, slots, problems));
+    }
+    o.flush();
+    return 0;
+  }
+
+  private void validate() {
+    ParseResult parsed = spec().commandLine().getParseResult();
+    if (capacity != null && error == null) {
+      throw usage("--capacity needs --error");
+    }
+    if (error != null && capacity == null) {
+      throw usage("--error needs --capacity");
+    }
+    for (String option : new String[] {"--expansion", "--bucket-size", "--max-iterations"}) {
+      if (parsed.hasMatchedOption(option) && capacity == null) {
+        throw usage(option + " applies only with --capacity");
+      }
+    }
+    if (recent && after == null) {
+      throw usage("--recent needs --after");
+    }
+    for (String option : new String[] {"--after", "--remember"}) {
+      if (parsed.hasMatchedOption(option) && !recent) {
+        throw usage(option + " applies only with --recent");
+      }
+    }
+    if (capacity == null && !recent) {
+      throw usage("give --capacity N --error E, or --recent --after X, or both");
+    }
+    Long n = capacity;
+    if (n != null && n < 1) {
+      throw usage("--capacity (" + n + ") must be >= 1");
+    }
+    Double e = error;
+    if (e != null && !(e > 0 && e < 1)) {
+      throw usage("--error (" + e + ") must be in (0, 1)");
+    }
+    if (expansion < 1 || expansion > ScalableBloomFilter.MAX_EXPANSION) {
+      throw usage(
+          "--expansion ("
+              + expansion
+              + ") must be in [1, "
+              + ScalableBloomFilter.MAX_EXPANSION
+              + "]");
+    }
+    if (bucketSize < 1 || bucketSize > CuckooFilter.MAX_BUCKET_SIZE) {
+      throw usage(
+          "--bucket-size ("
+              + bucketSize
+              + ") must be in [1, "
+              + CuckooFilter.MAX_BUCKET_SIZE
+              + "]");
+    }
+    if (maxIterations < 1 || maxIterations > CuckooFilter.MAX_ITERATIONS) {
+      throw usage(
+          "--max-iterations ("
+              + maxIterations
+              + ") must be in [1, "
+              + CuckooFilter.MAX_ITERATIONS
+              + "]");
+    }
+    Long x = after;
+    if (x != null && x < 1) {
+      throw usage("--after (" + x + ") must be >= 1");
+    }
+    if (!(remember > 0 && remember < 1)) {
+      throw usage("--remember (" + remember + ") must be in (0, 1)");
+    }
+  }
+
+  /** Layers until their capacities add up to GROWTH_SHOWN x capacity, or one cannot be made. */
+  Growth growth(long n, double e) {
+    List<Layer> layers = new ArrayList<>();
+    long totalCapacity = 0;
+    long totalBytes = 0;
+    for (int i = 0; i < ScalableBloomFilter.MAX_LAYERS; i++) {
+      BloomFilter.Sizing s;
+      try {
+        s = ScalableBloomFilter.layerSizing(n, e, expansion, true, i);
+      } catch (IllegalArgumentException ex) {
+        return new Growth(layers, "layer " + i + " cannot be made: " + ex.getMessage());
+      }
+      totalCapacity += s.capacity();
+      totalBytes += s.bytes();
+      layers.add(new Layer(i, s, totalCapacity, totalBytes));
+      if ((double) totalCapacity >= (double) GROWTH_SHOWN * n) {
+        return new Growth(layers, null);
+      }
+    }
+    return new Growth(layers, "a filter has at most " + ScalableBloomFilter.MAX_LAYERS + " layers");
+  }
+
+  private String json(
+      BloomFilter.@Nullable Sizing bloom,
+      @Nullable Growth growth,
+      CuckooFilter.@Nullable Sizing cuckoo,
+      long slots) {
+    JsonWriter w = new JsonWriter().beginObject();
+    double bound = lowerBound();
+    if (bloom != null) {
+      w.key("bloom").beginObject();
+      w.field("capacity", bloom.capacity()).field("error", bloom.errorRate());
+      w.field("bits", bloom.bits()).field("bytes", bloom.bytes());
+      w.field("bitsPerItem", bloom.bitsPerItem()).field("hashes", bloom.hashes());
+      w.field("blocks", bloom.blocks()).field("expectedRate", bloom.expectedRate());
+      w.field("lowerBoundBitsPerItem", bound);
+      w.endObject();
+    }
+    if (growth != null) {
+      BloomFilter.Sizing first = growth.layers().getFirst().sizing();
+      w.key("scalable-bloom").beginObject();
+      w.field("capacity", first.capacity()).field("error", errorOrZero());
+      w.field("expansion", expansion);
+      // What the filter allocates when made: its first layer.
+      w.field("bits", first.bits()).field("bytes", first.bytes());
+      w.field("bitsPerItem", first.bitsPerItem()).field("hashes", first.hashes());
+      w.field("lowerBoundBitsPerItem", bound);
+      w.key("layers").beginArray();
+      for (Layer layer : growth.layers()) {
+        BloomFilter.Sizing s = layer.sizing();
+        w.beginObject();
+        w.field("layer", layer.index());
+        w.field("capacity", s.capacity()).field("error", s.errorRate());
+        w.field("bits", s.bits()).field("bytes", s.bytes());
+        w.field("bitsPerItem", s.bitsPerItem()).field("hashes", s.hashes());
+        w.field("cumulativeCapacity", layer.totalCapacity());
+        w.field("cumulativeBytes", layer.totalBytes());
+        w.endObject();
+      }
+      w.endArray();
+      w.endObject();
+    }
+    if (cuckoo != null) {
+      w.key("cuckoo").beginObject();
+      w.field("capacity", cuckoo.capacity()).field("error", errorOrZero());
+      w.field("bits", cuckoo.bits()).field("bytes", cuckoo.bytes());
+      w.field("bitsPerItem", cuckoo.bitsPerItem());
+      w.field("fingerprintBits", cuckoo.fingerprintBits());
+      w.field("bucketSize", cuckoo.bucketSize()).field("buckets", cuckoo.buckets());
+      w.field("slots", cuckoo.buckets() * cuckoo.bucketSize());
+      w.field("maxIterations", maxIterations);
+      w.field("loadAtCapacity", cuckoo.loadAtCapacity());
+      w.field("expectedRate", cuckoo.expectedRate());
+      w.field("lowerBoundBitsPerItem", bound);
+      w.endObject();
+    }
+    Long x = after;
+    if (recent && x != null) {
+      w.key("recent").beginObject();
+      w.field("after", x).field("remember", remember).field("slots", slots);
+      w.field("bits", slots * 128).field("bytes", slots * 16);
+      w.field("bitsPerItem", slots * 128.0 / x);
+      w.field("rememberProbability", RecentSet.rememberProbability(slots, x));
+      w.endObject();
+    }
+    return w.endObject().toString();
+  }
+
+  private String human(
+      BloomFilter.@Nullable Sizing bloom,
+      @Nullable Growth growth,
+      CuckooFilter.@Nullable Sizing cuckoo,
+      long slots,
+      List<String> problems) {
+    StringBuilder s = new StringBuilder();
+    List<String> notes = new ArrayList<>();
+    Text.Table t =
+        new Text.Table(
+            "lrrrrrr", "type", "bits", "bytes", "size", "bits/item", "x bound", "hashes");
+    Long n = capacity;
+    double bound = lowerBound();
+    if (n != null) {
+      s.append("capacity ")
+          .append(n)
+          .append(", error ")
+          .append(Text.decimal(errorOrZero(), 6))
+          .append(": lower bound log2(1/E) = ")
+          .append(Text.fixed2(bound))
+          .append(" bits per item\n\n");
+    }
+    if (bloom != null) {
+      row(t, "bloom", bloom.bits(), bloom.bytes(), bloom.bitsPerItem(), bound, bloom.hashes());
+      notes.add(
+          "bloom: "
+              + bloom.blocks()
+              + " blocks of 512 bits; rate at capacity "
+              + Text.decimal(bloom.expectedRate(), 3));
+    }
+    if (growth != null) {
+      BloomFilter.Sizing first = growth.layers().getFirst().sizing();
+      row(
+          t,
+          "scalable-bloom",
+          first.bits(),
+          first.bytes(),
+          first.bitsPerItem(),
+          bound,
+          first.hashes());
+      notes.add(
+          "scalable-bloom: its first layer, at error "
+              + Text.decimal(first.errorRate(), 6)
+              + "; the layers it adds are below");
+    }
+    if (cuckoo != null) {
+      row(t, "cuckoo", cuckoo.bits(), cuckoo.bytes(), cuckoo.bitsPerItem(), bound, -1);
+      notes.add(
+          "cuckoo: "
+              + cuckoo.fingerprintBits()
+              + "-bit fingerprints, "
+              + cuckoo.buckets()
+              + " buckets of "
+              + cuckoo.bucketSize()
+              + "; load "
+              + Text.decimal(cuckoo.loadAtCapacity(), 3)
+              + " at capacity; rate "
+              + Text.decimal(cuckoo.expectedRate(), 3));
+    }
+    Long x = after;
+    if (recent && x != null) {
+      row(t, "recent", slots * 128, slots * 16, slots * 128.0 / x, 0, -1);
+      notes.add(
+          "recent: "
+              + slots
+              + " slots of 16 bytes; an item is still recognised after "
+              + x
+              + " further distinct items with probability >= "
+              + Text.decimal(remember, 6)
+              + (slots > RecentSet.MAX_SLOTS
+                  ? "; more than one RecentSet holds (" + RecentSet.MAX_SLOTS + ")"
+                  : ""));
+    }
+    s.append(t.render()).append('\n');
+    for (String note : notes) {
+      s.append(note).append('\n');
+    }
+    for (String problem : problems) {
+      s.append("cannot be made: ").append(problem).append('\n');
+    }
+    if (growth != null) {
+      s.append("\nscalable-bloom layers, expansion ")
+          .append(expansion)
+          .append(", until ")
+          .append(GROWTH_SHOWN)
+          .append(" x capacity:\n");
+      Text.Table layers =
+          new Text.Table(
+              "rrrrrrrrr",
+              "layer",
+              "capacity",
+              "error",
+              "bits",
+              "bytes",
+              "hashes",
+              "total capacity",
+              "total bytes",
+              "total size");
+      for (Layer layer : growth.layers()) {
+        BloomFilter.Sizing l = layer.sizing();
+        layers.row(
+            Integer.toString(layer.index()),
+            Long.toString(l.capacity()),
+            Text.decimal(l.errorRate(), 6),
+            Long.toString(l.bits()),
+            Long.toString(l.bytes()),
+            Integer.toString(l.hashes()),
+            Long.toString(layer.totalCapacity()),
+            Long.toString(layer.totalBytes()),
+            Text.bytes(layer.totalBytes()));
+      }
+      s.append(layers.render());
+      if (growth.stoppedBecause() != null) {
+        s.append("stops there: ").append(growth.stoppedBecause()).append('\n');
+      }
+    }
+    return s.toString();
+  }
+
+  /** A table row; a bound of 0 or hashes of -1 print as "-" (they do not apply). */
+  private static void row(
+      Text.Table t,
+      String type,
+      long bits,
+      long bytes,
+      double bitsPerItem,
+      double bound,
+      int hashes) {
+    t.row(
+        type,
+        Long.toString(bits),
+        Long.toString(bytes),
+        Text.bytes(bytes),
+        Text.fixed2(bitsPerItem),
+        bound > 0 ? Text.fixed2(bitsPerItem / bound) : "-",
+        hashes >= 0 ? Integer.toString(hashes) : "-");
+  }
+
+  /** log2(1/E): the fewest bits per item any structure with false-positive rate E can use. */
+  private double lowerBound() {
+    Double e = error;
+    return e == null ? 0 : -Math.log(e) / Math.log(2);
+  }
+
+  private double errorOrZero() {
+    Double e = error;
+    return e == null ? 0 : e;
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec().commandLine(), message);
+  }
+
+  private CommandSpec spec() {
+    CommandSpec s = spec;
+    if (s == null) {
+      throw new IllegalStateException("run through picocli: the spec is injected");
+    }
+    return s;
+  }
+}

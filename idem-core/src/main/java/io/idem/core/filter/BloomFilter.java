@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /** A Bloom filter whose k probes for one item all land in one 64-byte block. Thread-safe. */
@@ -131,18 +132,47 @@ public final class BloomFilter implements MembershipFilter {
     return added;
   }
 
+  /**
+   * Branch-free on purpose: all k probes read the same cache line, so stopping at the first clear
+   * bit saves little, while the data-dependent branch it needs mispredicts on absent items and
+   * stops the CPU from overlapping the cache misses of consecutive lookups.
+   */
   @Override
   public boolean mightContain(long h1, long h2) {
     long[] w = words;
     int base = blockBase(h1);
+    long missing = 0;
     for (int i = 0; i < hashes; i++) {
       int bit = (int) ((h2 * PROBE[i]) >>> 55);
-      if ((w[base + (bit >>> 6)] & (1L << bit)) == 0) {
-        return false;
+      missing |= ~w[base + (bit >>> 6)] & (1L << bit);
+    }
+    return missing == 0;
+  }
+
+  /**
+   * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}. Out of cache
+   * this is several times faster per item than one call at a time: a first pass tests each item's
+   * first probe, and those loads, independent of each other, wait for memory together instead of
+   * one after another; the second pass then finds every block in cache.
+   */
+  public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
+    Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
+    long[] w = words;
+    long probe0 = PROBE[0];
+    for (int start = 0; start < count; start += BATCH) {
+      int end = Math.min(count, start + BATCH);
+      for (int i = start; i < end; i++) {
+        int bit = (int) ((h2[i] * probe0) >>> 55);
+        out[i] = (w[blockBase(h1[i]) + (bit >>> 6)] & (1L << bit)) != 0;
+      }
+      for (int i = start; i < end; i++) {
+        out[i] &= mightContain(h1[i], h2[i]);
       }
     }
-    return true;
   }
+
+  /** Items whose blocks are fetched together: well within the misses a core keeps in flight. */
+  private static final int BATCH = 16;
 
   private int blockBase(long h1) {
     return (int) Math.unsignedMultiplyHigh(h1, blocks) * WORDS_PER_BLOCK;

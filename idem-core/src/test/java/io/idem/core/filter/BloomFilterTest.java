@@ -184,4 +184,27 @@ class BloomFilterTest {
         .hasMessageStartingWith("can only merge a BloomFilter of");
     assertThatThrownBy(() -> a.remove(1, 2)).isInstanceOf(UnsupportedOperationException.class);
   }
+
+  @Property(seed = "42", tries = 30)
+  void mightContainAll_equalsOneAtATime(@ForAll @IntRange(min = 0, max = 100) int count) {
+    BloomFilter f = BloomFilter.create(500, 0.05);
+    Items items = new Items(11);
+    for (int i = 0; i < 500; i++) {
+      items.add(f, i);
+    }
+    long[] h1 = new long[count + 3];
+    long[] h2 = new long[count + 3];
+    boolean[] out = new boolean[count + 3];
+    for (int i = 0; i < count; i++) {
+      Hash128 h = items.item(i * 7L); // some added, most absent, some false positives
+      h1[i] = h.h1();
+      h2[i] = h.h2();
+    }
+    f.mightContainAll(h1, h2, count, out);
+    for (int i = 0; i < count; i++) {
+      assertThat(out[i]).as("item %s", i).isEqualTo(f.mightContain(h1[i], h2[i]));
+    }
+    assertThatThrownBy(() -> f.mightContainAll(h1, h2, count + 4, out))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
 }

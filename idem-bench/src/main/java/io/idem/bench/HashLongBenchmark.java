@@ -1,0 +1,94 @@
+package io.idem.bench;
+
+import com.google.common.hash.HashFunction;
+import com.google.common.hash.Hashing;
+import io.idem.core.hash.Hash128;
+import java.util.concurrent.TimeUnit;
+import net.openhft.hashing.LongTupleHashFunction;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * The 128-bit hash of one long, the first step of every Bloom operation in {@link BloomBenchmark}:
+ * this is the part of those figures that is hashing, not memory.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+// The flag silences zero-allocation-hashing's sun.misc.Unsafe warning: see HashBenchmark.
+@Fork(value = 1, jvmArgsAppend = "--sun-misc-unsafe-memory-access=allow")
+public class HashLongBenchmark {
+  static final int INPUTS = 1 << 10;
+  static final int MASK = INPUTS - 1;
+
+  /** A 128-bit hash of a long, folded to a long. */
+  interface LongHasher {
+    long hash(long value);
+  }
+
+  public enum Impl {
+    IDEM {
+      @Override
+      LongHasher create() {
+        Hash128 h = new Hash128();
+        return value -> {
+          h.hashLong(value);
+          return h.h1() ^ h.h2();
+        };
+      }
+    },
+    ZAH_XX128 {
+      @Override
+      LongHasher create() {
+        return zah(LongTupleHashFunction.xx128());
+      }
+    },
+    ZAH_MURMUR3 {
+      @Override
+      LongHasher create() {
+        return zah(LongTupleHashFunction.murmur_3());
+      }
+    },
+    GUAVA_MURMUR3 {
+      @Override
+      LongHasher create() {
+        HashFunction f = Hashing.murmur3_128();
+        return value -> f.hashLong(value).asLong();
+      }
+    };
+
+    abstract LongHasher create();
+
+    private static LongHasher zah(LongTupleHashFunction f) {
+      long[] out = new long[2];
+      return value -> {
+        f.hashLong(value, out);
+        return out[0] ^ out[1];
+      };
+    }
+  }
+
+  @Param Impl impl;
+
+  private long[] inputs;
+  private LongHasher hasher;
+  private int index;
+
+  @Setup
+  public void setup() {
+    inputs = Keys.longs(Keys.PRESENT_SEED, INPUTS);
+    hasher = impl.create();
+  }
+
+  @Benchmark
+  public long hashLong() {
+    return hasher.hash(inputs[index++ & MASK]);
+  }
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds idem-bench/target/benchmarks.jar and runs the JMH benchmarks, then BloomAccuracy.
+# Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
+# bloom-accuracy.md, and env.txt (JDK, CPU).
+#   scripts/bench-jmh.sh                                   # all: about 13 minutes on 2 cores
+#   scripts/bench-jmh.sh BloomBenchmark HashBenchmark      # only these classes
+#   scripts/bench-jmh.sh BloomBenchmark -- -prof gc         # extra JMH options after --
+#   JMH_OPTS='-f 3 -wi 5 -i 10 -w 5s -r 5s' scripts/bench-jmh.sh   # a longer configuration
+#
+# Classes: HashBenchmark, HashLongBenchmark, BloomBenchmark, CuckooBenchmark,
+# MemoryLatencyBenchmark (the machine's random-load latency, the floor under every filter figure),
+# and the plain main BloomAccuracy (memory and false-positive rate).
+#
+# The default configuration, -f 1 -wi 5 -i 3 -w 2s -r 2s (one fork per parameter set, five 2 s
+# warm-up and three 2 s measured iterations), is short: enough for a first figure. Five warm-ups,
+# not two, because Guava's BloomFilter needs about 8 s on 2 cores to reach steady state (it reads
+# 3x slower before). With 3 iterations JMH's 99.9 % error uses Student's t at 2 degrees of
+# freedom (x31.6), so the +- is wide; publish figures from a longer run (-f 3 -i 10).
+#
+# The build and the runs hold one lock ($IDEM_BUILD_LOCK, default /tmp/idem-build.lock) for the
+# whole script, so no build on this machine competes with a measurement. Maven runs offline; if
+# a dependency is missing from the local repository, the build is retried once online.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+# shellcheck source=scripts/jdk.sh
+. "$here/scripts/jdk.sh"
+idem_find_jdk25 || exit 1
+java="$JAVA_HOME/bin/java"
+
+all=(HashBenchmark HashLongBenchmark BloomBenchmark CuckooBenchmark MemoryLatencyBenchmark
+  BloomAccuracy)
+classes=()
+extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --) shift; extra=("$@"); break ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) classes+=("$1"); shift ;;
+  esac
+done
+[ ${#classes[@]} -gt 0 ] || classes=("${all[@]}")
+for c in "${classes[@]}"; do
+  case " ${all[*]} " in
+    *" $c "*) ;;
+    *) echo "bench-jmh: unknown class $c (one of: ${all[*]})" >&2; exit 2 ;;
+  esac
+done
+# shellcheck disable=SC2206 # JMH_OPTS is a list of options, split on purpose
+jmh_opts=(${JMH_OPTS:--f 1 -wi 5 -i 3 -w 2s -r 2s})
+
+lock=${IDEM_BUILD_LOCK:-/tmp/idem-build.lock}
+exec 9>>"$lock"
+if ! flock -n 9; then
+  echo "bench-jmh: waiting for $lock (a build or benchmark is running)..." >&2
+  flock 9
+fi
+
+jar=idem-bench/target/benchmarks.jar
+build=(./mvnw -B -q -pl idem-bench -am package -DskipTests -Dspotless.check.skip=true)
+echo "bench-jmh: building $jar with $JAVA_HOME" >&2
+if ! "${build[@]}" -o; then
+  echo "bench-jmh: offline build failed; retrying once online (to fetch missing dependencies)" >&2
+  "${build[@]}"
+fi
+
+out=bench-out
+mkdir -p "$out"
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  "$java" -version 2>&1
+  lscpu | grep -E 'Model name|^CPU\(s\)|L2 cache|L3 cache' || true
+  echo "JMH options: ${jmh_opts[*]} ${extra[*]}"
+} > "$out/env.txt"
+cat "$out/env.txt" >&2
+
+for c in "${classes[@]}"; do
+  if [ "$c" = BloomAccuracy ]; then
+    echo "bench-jmh: BloomAccuracy -> $out/bloom-accuracy.md" >&2
+    "$java" -Xms3g -Xmx3g -cp "$jar" io.idem.bench.BloomAccuracy | tee "$out/bloom-accuracy.md"
+    continue
+  fi
+  echo "bench-jmh: $c -> $out/$c.json" >&2
+  # The flag silences the sun.misc.Unsafe warning JMH 1.37 itself prints on JDK 24+ (JEP 471).
+  "$java" --sun-misc-unsafe-memory-access=allow -jar "$jar" "^io\.idem\.bench\.$c\." \
+    "${jmh_opts[@]}" "${extra[@]}" \
+    -rf json -rff "$out/$c.json" 2>&1 | tee "$out/$c.txt"
+done

@@ -3,43 +3,52 @@ package io.idem.cli;
 import static io.idem.core.Checks.checkArgument;
 
 import io.idem.core.filter.FilterFullException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * An exact set of 128-bit hashes, for {@code idem uniq}'s default mode. Not thread-safe.
  *
- * <p>Open addressing with linear probing over one {@code long[]} of (h1, h2) pairs: no object per
- * entry, 16 bytes per slot, at most 3/4 full, doubled when it passes that.
+ * <p>64 segments, each an open-addressing table of (h1, h2) pairs with linear probing: no object
+ * per entry, 16 bytes per slot, held off the Java heap. A segment grows by a fifth when it passes
+ * 9/10 full. {@link #close} frees the memory.
  */
 final class LongPairSet implements SeenSet {
   /*
-   * Slot i is table[2i], table[2i + 1]; (0, 0) marks an empty slot, so the hash (0, 0) itself is
-   * kept in a flag. The hashes are Murmur3 output, already uniform: the top bits of h1 pick the
-   * home slot with no further mixing.
+   * Memory is the point (awk '!seen[$0]++' is the baseline, and a third of its memory the goal):
+   * - Growth by 1.2, not 2: sizes are not powers of two (the home slot is a multiply-high of
+   *   h1's low bits), so the tables stay between 75% and 90% full instead of 37.5% to 75%.
+   *   Linear probing stays short enough at 90%: most lookups are of new lines, and measured
+   *   10 M lines take under 5 s against awk's 27 s.
+   * - Segments: only one segment at a time holds both its old and new table while growing, so
+   *   the peak is the set plus 1/64 of it, not three times it as with one doubling table.
+   * - Off the heap, in one confined arena per table: a replaced table goes back to the system at
+   *   once. On the heap the garbage tables of every growth stayed resident until a collection
+   *   that the collector saw no reason to run (measured: 634 MB resident for 128 MB of hashes).
+   * The top 6 bits of h1 pick the segment and the rest picks the home slot: the hashes are
+   * Murmur3 output, already uniform, so they need no further mixing. Slot i is table[2i],
+   * table[2i + 1]; (0, 0) marks an empty slot, so the hash (0, 0) itself is kept in a flag.
    */
 
-  /** The most slots: 2^29 pairs fill a long[] of 2^30 entries (8 GiB). */
-  static final int MAX_SLOTS = 1 << 29;
+  static final int SEGMENT_BITS = 6;
+  static final int SEGMENTS = 1 << SEGMENT_BITS;
 
-  private long[] table;
-  private int shift; // 64 - log2(slots)
-  private int used; // occupied slots, not counting the (0, 0) flag
-  private int threshold;
+  /** The most slots of one segment (an int indexes them). */
+  static final int MAX_SEGMENT_SLOTS = (Integer.MAX_VALUE - 8) / 2;
+
+  private static final int MIN_SEGMENT_SLOTS = 8;
+
+  private final Segment[] segments = new Segment[SEGMENTS];
   private boolean hasZero;
 
-  /** A set with {@code initialSlots} slots, a power of two. */
+  /** A set with room for about {@code initialSlots} hashes before it first grows. */
   LongPairSet(int initialSlots) {
-    checkArgument(
-        Integer.bitCount(initialSlots) == 1 && initialSlots >= 2 && initialSlots <= MAX_SLOTS,
-        "initial slots (%s) must be a power of two in [2, %s]",
-        initialSlots,
-        MAX_SLOTS);
-    allocate(initialSlots);
-  }
-
-  private void allocate(int slots) {
-    table = new long[slots * 2];
-    shift = 64 - Integer.numberOfTrailingZeros(slots);
-    threshold = (int) (slots * 3L / 4);
+    checkArgument(initialSlots >= 1, "initial slots (%s) must be >= 1", initialSlots);
+    int perSegment = Math.max(MIN_SEGMENT_SLOTS, initialSlots / SEGMENTS);
+    for (int s = 0; s < SEGMENTS; s++) {
+      segments[s] = new Segment(perSegment);
+    }
   }
 
   /** Adds the hash; true if it was not in the set. */
@@ -50,26 +59,7 @@ final class LongPairSet implements SeenSet {
       hasZero = true;
       return added;
     }
-    long[] t = table;
-    int mask = t.length / 2 - 1;
-    int slot = (int) (h1 >>> shift);
-    while (true) {
-      int i = slot * 2;
-      long a = t[i];
-      long b = t[i + 1];
-      if (a == h1 && b == h2) {
-        return false;
-      }
-      if ((a | b) == 0) {
-        t[i] = h1;
-        t[i + 1] = h2;
-        if (++used > threshold) {
-          grow();
-        }
-        return true;
-      }
-      slot = (slot + 1) & mask;
-    }
+    return segments[(int) (h1 >>> (64 - SEGMENT_BITS))].add(h1, h2);
   }
 
   /** True if the hash is in the set. */
@@ -77,59 +67,137 @@ final class LongPairSet implements SeenSet {
     if ((h1 | h2) == 0) {
       return hasZero;
     }
-    long[] t = table;
-    int mask = t.length / 2 - 1;
-    int slot = (int) (h1 >>> shift);
-    while (true) {
-      int i = slot * 2;
-      long a = t[i];
-      long b = t[i + 1];
-      if (a == h1 && b == h2) {
-        return true;
-      }
-      if ((a | b) == 0) {
-        return false;
-      }
-      slot = (slot + 1) & mask;
-    }
-  }
-
-  private void grow() {
-    long[] old = table;
-    int slots = old.length / 2;
-    if (slots >= MAX_SLOTS) {
-      throw new FilterFullException(
-          "the exact set holds at most " + threshold + " distinct lines; use --error or --window");
-    }
-    allocate(slots * 2);
-    long[] t = table;
-    int mask = slots * 2 - 1;
-    for (int i = 0; i < old.length; i += 2) {
-      long a = old[i];
-      long b = old[i + 1];
-      if ((a | b) != 0) {
-        int slot = (int) (a >>> shift);
-        while ((t[slot * 2] | t[slot * 2 + 1]) != 0) {
-          slot = (slot + 1) & mask;
-        }
-        t[slot * 2] = a;
-        t[slot * 2 + 1] = b;
-      }
-    }
+    return segments[(int) (h1 >>> (64 - SEGMENT_BITS))].contains(h1, h2);
   }
 
   /** Distinct hashes held. */
   long size() {
-    return used + (hasZero ? 1 : 0);
+    long n = hasZero ? 1 : 0;
+    for (Segment s : segments) {
+      n += s.used;
+    }
+    return n;
   }
 
-  /** Slots in the table, a power of two. */
-  int slots() {
-    return table.length / 2;
+  /** Slots in all segments. */
+  long slots() {
+    long n = 0;
+    for (Segment s : segments) {
+      n += s.slots;
+    }
+    return n;
   }
 
   @Override
   public long sizeInBytes() {
-    return (long) table.length * 8;
+    return slots() * 16;
+  }
+
+  /** Frees every segment's table; the set must not be used afterwards. */
+  @Override
+  public void close() {
+    for (Segment s : segments) {
+      s.arena.close();
+    }
+  }
+
+  private static final class Segment {
+    private Arena arena;
+    private MemorySegment table;
+    private int slots;
+    private int used;
+    private int threshold;
+
+    Segment(int slots) {
+      allocate(slots);
+    }
+
+    private void allocate(int n) {
+      arena = Arena.ofConfined();
+      table = arena.allocate(n * 16L, 8); // zeroed: every slot starts empty
+      slots = n;
+      threshold = (int) (n * 9L / 10);
+    }
+
+    private static int home(long h1, int slots) {
+      return (int) Math.unsignedMultiplyHigh(h1 << SEGMENT_BITS, slots);
+    }
+
+    boolean add(long h1, long h2) {
+      MemorySegment t = table;
+      int n = slots;
+      int slot = home(h1, n);
+      while (true) {
+        long i = slot * 2L;
+        long a = t.getAtIndex(ValueLayout.JAVA_LONG, i);
+        long b = t.getAtIndex(ValueLayout.JAVA_LONG, i + 1);
+        if (a == h1 && b == h2) {
+          return false;
+        }
+        if ((a | b) == 0) {
+          t.setAtIndex(ValueLayout.JAVA_LONG, i, h1);
+          t.setAtIndex(ValueLayout.JAVA_LONG, i + 1, h2);
+          if (++used > threshold) {
+            grow();
+          }
+          return true;
+        }
+        if (++slot == n) {
+          slot = 0;
+        }
+      }
+    }
+
+    boolean contains(long h1, long h2) {
+      MemorySegment t = table;
+      int n = slots;
+      int slot = home(h1, n);
+      while (true) {
+        long i = slot * 2L;
+        long a = t.getAtIndex(ValueLayout.JAVA_LONG, i);
+        long b = t.getAtIndex(ValueLayout.JAVA_LONG, i + 1);
+        if (a == h1 && b == h2) {
+          return true;
+        }
+        if ((a | b) == 0) {
+          return false;
+        }
+        if (++slot == n) {
+          slot = 0;
+        }
+      }
+    }
+
+    private void grow() {
+      if (slots >= MAX_SEGMENT_SLOTS) {
+        throw new FilterFullException(
+            "the exact set holds at most about "
+                + (long) threshold * SEGMENTS
+                + " distinct lines; use --error or --window");
+      }
+      Arena oldArena = arena;
+      MemorySegment old = table;
+      long oldLongs = slots * 2L;
+      allocate((int) Math.min(MAX_SEGMENT_SLOTS, slots + Math.max(slots / 5, 8L)));
+      MemorySegment t = table;
+      int n = slots;
+      for (long i = 0; i < oldLongs; i += 2) {
+        long a = old.getAtIndex(ValueLayout.JAVA_LONG, i);
+        long b = old.getAtIndex(ValueLayout.JAVA_LONG, i + 1);
+        if ((a | b) != 0) {
+          int slot = home(a, n);
+          while ((t.getAtIndex(ValueLayout.JAVA_LONG, slot * 2L)
+                  | t.getAtIndex(ValueLayout.JAVA_LONG, slot * 2L + 1))
+              != 0) {
+            if (++slot == n) {
+              slot = 0;
+            }
+          }
+          t.setAtIndex(ValueLayout.JAVA_LONG, slot * 2L, a);
+          t.setAtIndex(ValueLayout.JAVA_LONG, slot * 2L + 1, b);
+        }
+      }
+      oldArena.close();
+    }
   }
 }

@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
       "",
       "Modes:",
       "  (default)   exact up to 128-bit hash collisions: keeps each distinct line's",
-      "              128-bit hash, 21 to 43 bytes per distinct line",
+      "              128-bit hash, 18 to 22 bytes per distinct line",
       "  --error E   a scalable Bloom filter: a new line is wrongly dropped with",
       "              probability at most E; memory grows with the distinct lines",
       "              (idem size shows how)",
@@ -143,7 +143,7 @@ final class UniqCommand implements Callable<Integer> {
   private final Hash128 hash = new Hash128();
   private byte[] buf = new byte[0];
   private @Nullable OutputStream output;
-  private SeenSet seen = new LongPairSet(2);
+  private SeenSet seen = SeenSet.of(RecentSet.create(1)); // replaced in call()
   private @Nullable ScalableBloomFilter bloom;
   private String mode = EXACT_MODE;
   private long linesRead;
@@ -200,6 +200,7 @@ final class UniqCommand implements Callable<Integer> {
           1, "cannot remember more lines after " + linesRead + " lines read: " + e.getMessage());
     } finally {
       clearProgress();
+      seen.close();
     }
     if (stats) {
       printStats();

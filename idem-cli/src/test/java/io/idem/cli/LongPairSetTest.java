@@ -3,6 +3,7 @@ package io.idem.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.core.hash.Hash128;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -37,18 +38,24 @@ class LongPairSetTest {
   }
 
   @Test
-  void add_pastThreeQuarters_doublesAndKeepsEverything() {
+  void add_manyHashes_growsAndKeepsEverythingAtHighLoad() {
     LongPairSet set = new LongPairSet(16);
-    for (long i = 1; i <= 100_000; i++) {
-      assertThat(set.add(i * 0x9E3779B97F4A7C15L, i)).isTrue();
+    Hash128 h = new Hash128();
+    for (long i = 1; i <= 200_000; i++) {
+      h.hashLong(i);
+      assertThat(set.add(h.h1(), h.h2())).isTrue();
     }
 
-    assertThat(set.size()).isEqualTo(100_000);
-    assertThat(set.slots()).isEqualTo(1 << 18); // 100000 > 0.75 * 2^17
-    assertThat(set.sizeInBytes()).isEqualTo((1L << 18) * 16);
-    for (long i = 1; i <= 100_000; i++) {
-      assertThat(set.add(i * 0x9E3779B97F4A7C15L, i)).isFalse();
+    assertThat(set.size()).isEqualTo(200_000);
+    // Segments grow by a fifth past 9/10 full: the table stays between 75% and 90% full.
+    double load = 200_000.0 / set.slots();
+    assertThat(load).isBetween(0.74, 0.9);
+    assertThat(set.sizeInBytes()).isEqualTo(set.slots() * 16);
+    for (long i = 1; i <= 200_000; i++) {
+      h.hashLong(i);
+      assertThat(set.add(h.h1(), h.h2())).isFalse();
     }
+    assertThat(set.contains(1, 2)).isFalse();
   }
 
   @Test
@@ -64,9 +71,9 @@ class LongPairSetTest {
   }
 
   @Test
-  void create_notAPowerOfTwo_throws() {
-    assertThatThrownBy(() -> new LongPairSet(3))
+  void create_noSlots_throws() {
+    assertThatThrownBy(() -> new LongPairSet(0))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("initial slots (3)");
+        .hasMessage("initial slots (0) must be >= 1");
   }
 }

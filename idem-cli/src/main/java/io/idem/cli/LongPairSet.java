@@ -135,11 +135,13 @@ final class LongPairSet implements SeenSet {
           return false;
         }
         if ((a | b) == 0) {
+          if (used >= threshold) {
+            grow(); // first, so that at the size limit it throws with nothing half-inserted
+            return add(h1, h2);
+          }
           t.setAtIndex(ValueLayout.JAVA_LONG, i, h1);
           t.setAtIndex(ValueLayout.JAVA_LONG, i + 1, h2);
-          if (++used > threshold) {
-            grow();
-          }
+          used++;
           return true;
         }
         if (++slot == n) {

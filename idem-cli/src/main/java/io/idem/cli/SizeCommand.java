@@ -157,6 +157,16 @@ final class SizeCommand implements Callable<Integer> {
     Long x = after;
     if (recent && x != null) {
       slots = RecentSet.slotsToRemember(x, remember);
+      if (slots > RecentSet.MAX_SLOTS) {
+        throw usage(
+            "--after "
+                + x
+                + " at --remember "
+                + remember
+                + " needs more slots than a RecentSet holds ("
+                + RecentSet.MAX_SLOTS
+                + ")");
+      }
     }
     PrintStream o = new PrintStream(out, false, StandardCharsets.UTF_8);
     if (json) {

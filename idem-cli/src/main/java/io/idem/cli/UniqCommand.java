@@ -199,6 +199,15 @@ final class UniqCommand implements Callable<Integer> {
       throw new CliException(
           1, "cannot remember more lines after " + linesRead + " lines read: " + e.getMessage());
     } finally {
+      // Lines already accepted reach the output even when a later file or line fails the run.
+      OutputStream o = output;
+      if (o != null) {
+        try {
+          o.flush();
+        } catch (IOException ignored) {
+          // the failure being reported, or a reader that went away, says more than this one
+        }
+      }
       clearProgress();
       seen.close();
     }

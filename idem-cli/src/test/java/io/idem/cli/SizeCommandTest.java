@@ -117,6 +117,16 @@ class SizeCommandTest {
   }
 
   @Test
+  void size_recentBeyondAnySet_isAUsageErrorNotAnOverflow() {
+    Run run = Run.main("", "size", "--recent", "--after", "5e18", "--remember", "0.99");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("needs more slots than a RecentSet holds");
+    assertThat(Run.main("", "uniq", "--window", "1e17", "--remember", "0.99").err())
+        .contains("more than a RecentSet holds");
+  }
+
+  @Test
   void size_jsonRecentOnly_printsOnlyRecent() {
     Map<String, Object> json =
         json(Run.main("", "size", "--recent", "--after", "3.6e6", "--remember", "0.9", "--json"));

@@ -151,6 +151,8 @@ class UniqCommandTest {
         .isEqualTo(
             "idem uniq: line 3 of standard input is longer than 10 bytes"
                 + " (raise --max-line-bytes)\n");
+    // The lines accepted before the failure are written, not lost in the output buffer.
+    assertThat(run.outText()).isEqualTo("0123456789\nshort\n");
   }
 
   @Test

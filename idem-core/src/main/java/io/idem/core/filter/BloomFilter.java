@@ -33,12 +33,12 @@ public final class BloomFilter implements MembershipFilter {
    * key (the server does).
    */
 
-  static final int FORMAT_VERSION = 1; // append-only; see BloomFilterFormatTest
+  static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest
   static final int BLOCK_BITS = 512;
   static final int WORDS_PER_BLOCK = BLOCK_BITS / 64;
   static final int MAX_HASHES = 32;
 
-  /** The most blocks a Java array of longs can hold: 16 GiB of bits. */
+  /** The most blocks a Java array of longs can hold: 16 GiB. */
   static final long MAX_BLOCKS = (Integer.MAX_VALUE - 8) / WORDS_PER_BLOCK;
 
   /** Odd constants: probe i's bit is the top 9 bits of h2 * PROBE[i]. Append-only. */

@@ -46,7 +46,7 @@ public final class CuckooFilter implements MembershipFilter {
    * a load of about 0.62 instead of 0.48 (measured; see loadTarget).
    */
 
-  static final int FORMAT_VERSION = 1; // append-only; see CuckooFilterFormatTest
+  static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest
   public static final int DEFAULT_BUCKET_SIZE = 2;
   public static final int DEFAULT_MAX_ITERATIONS = 20;
   public static final int DEFAULT_EXPANSION = 1;
@@ -106,7 +106,11 @@ public final class CuckooFilter implements MembershipFilter {
   /** A filter whose fingerprint width follows from {@code errorRate} at capacity. */
   public static CuckooFilter create(
       long capacity, double errorRate, int bucketSize, int maxIterations, int expansion) {
-    return of(sizing(capacity, errorRate, bucketSize, maxIterations), maxIterations, expansion);
+    return of(
+        sizing(capacity, errorRate, bucketSize, maxIterations),
+        errorRate,
+        maxIterations,
+        expansion);
   }
 
   /** A filter with a given fingerprint width, as CF.RESERVE makes (8 bits, like RedisBloom). */
@@ -114,11 +118,13 @@ public final class CuckooFilter implements MembershipFilter {
       long capacity, int fingerprintBits, int bucketSize, int maxIterations, int expansion) {
     return of(
         sizingWithFingerprintBits(capacity, fingerprintBits, bucketSize, maxIterations),
+        Double.NaN,
         maxIterations,
         expansion);
   }
 
-  private static CuckooFilter of(Sizing s, int maxIterations, int expansion) {
+  /** Builds the first table; the configured rate is the one asked for, else the width's. */
+  private static CuckooFilter of(Sizing s, double errorRate, int maxIterations, int expansion) {
     checkArgument(
         expansion >= 0 && expansion <= MAX_EXPANSION,
         "expansion (%s) must be in [0, %s]",
@@ -128,7 +134,7 @@ public final class CuckooFilter implements MembershipFilter {
     tables.add(new Table(s.buckets(), s.bucketSize(), s.fingerprintBits()));
     return new CuckooFilter(
         s.capacity(),
-        s.expectedRate(),
+        Double.isNaN(errorRate) ? s.expectedRate() : errorRate,
         s.fingerprintBits(),
         s.bucketSize(),
         maxIterations,
@@ -494,7 +500,7 @@ public final class CuckooFilter implements MembershipFilter {
     return errorRate;
   }
 
-  /** Sum over sub-tables of each one's rate at its current load. */
+  /** 1 - product over sub-tables of (1 - that table's rate at its current load). */
   @Override
   public double estimatedFalsePositiveRate() {
     long stored = 0;

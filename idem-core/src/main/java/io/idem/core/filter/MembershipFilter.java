@@ -74,10 +74,16 @@ public interface MembershipFilter {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " does not merge");
   }
 
-  /** The number of items the filter was sized for (summed over layers where it grows). */
+  /**
+   * The number of items the filter was sized for: a scalable filter sums its layers; a cuckoo
+   * filter reports what it was created for, not the sub-tables it grew; a RecentSet its slots.
+   */
   long capacity();
 
-  /** Items held: adds that were certainly new, less removals. */
+  /**
+   * Items held: for Bloom filters the adds that were certainly new; for a cuckoo filter the
+   * fingerprints stored (copies included); for a RecentSet the occupied slots.
+   */
   long itemCount();
 
   /** Memory the filter's tables occupy, in bytes; the figure {@code MEMORY USAGE} reports. */

@@ -11,7 +11,8 @@ public final class MembershipFilters {
 
   /**
    * Reads one filter of any family, of at most {@code maxBytes} bytes. The family is read from byte
-   * 4 of the frame.
+   * 4 of the frame. If {@code in} does not support mark, it is wrapped in a small buffer that may
+   * consume up to 8 bytes past the structure; pass a stream that supports mark to avoid that.
    */
   public static MembershipFilter readFrom(InputStream in, long maxBytes) throws IOException {
     InputStream peekable = in.markSupported() ? in : new BufferedInputStream(in, 8);

@@ -33,7 +33,7 @@ public final class RecentSet implements MembershipFilter {
    * remove-if-equal each hold one stripe, so concurrent adds of one item yield exactly one true.
    */
 
-  static final int FORMAT_VERSION = 1; // append-only; see RecentSetFormatTest
+  static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest
 
   /** The most slots a Java array of (h1, h2) pairs can hold. */
   public static final long MAX_SLOTS = (Integer.MAX_VALUE - 8) / 2;
@@ -84,6 +84,9 @@ public final class RecentSet implements MembershipFilter {
     }
     // (1 - 1/N)^x >= p  <=>  1/N <= 1 - p^(1/x) = -expm1(ln(p) / x)
     double n = Math.ceil(1 / -Math.expm1(Math.log(remember) / after));
+    if (n >= 0x1p62) {
+      return Long.MAX_VALUE; // more than any set can have; callers compare with MAX_SLOTS
+    }
     long slots = (long) Math.max(1, n);
     // Step off the floating-point boundary: the answer is exact, not within an ulp.
     while (slots > 1 && rememberProbability(slots - 1, after) >= remember) {

@@ -28,7 +28,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
    * layer, which is replaced by a new one once it holds its capacity: items counts new items only.
    */
 
-  static final int FORMAT_VERSION = 1; // append-only; see ScalableBloomFilterFormatTest
+  static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest
   public static final double DEFAULT_ERROR_RATE = 0.01;
   public static final long DEFAULT_CAPACITY = 100;
   public static final int DEFAULT_EXPANSION = 2;

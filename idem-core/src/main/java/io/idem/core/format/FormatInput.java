@@ -8,8 +8,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Reads one framed structure from untrusted bytes. Every failure is an {@link IOException} that
- * says what is wrong; no array is ever sized by a length read from the input before that many bytes
- * have actually arrived.
+ * says what is wrong. No array is sized by a length read from the input: arrays start at most 1 MiB
+ * and double only as their bytes actually arrive.
  *
  * <p>The frame, shared by every family (all integers big-endian):
  *
@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
 public final class FormatInput {
   static final int MAGIC = 0x4944454D;
 
-  /** Arrays grow in steps of at most this many elements, as their bytes arrive. */
+  /** Arrays start at most this many elements, and double as their bytes arrive. */
   private static final int GROWTH_STEP = 1 << 17;
 
   private final InputStream in;
@@ -104,7 +104,7 @@ public final class FormatInput {
    * this with the size a header declares, before reading the payload.
    */
   public void expect(long bytes, String what) throws IOException {
-    if (bytes < 0 || consumed + bytes + 4 > maxBytes) {
+    if (bytes < 0 || bytes > maxBytes - consumed - 4) {
       throw new IOException(
           what + " declares " + bytes + " bytes, over the limit of " + maxBytes + " bytes");
     }
@@ -136,7 +136,8 @@ public final class FormatInput {
 
   /**
    * Reads {@code count} longs. The array grows only as their bytes arrive, so a truncated or lying
-   * input costs at most about twice what it really sent.
+   * input costs at most about three times what it really sent (old and new array while doubling),
+   * plus the first 1 MiB.
    */
   public long[] readLongs(long count, String what) throws IOException {
     if (count < 0 || count > Integer.MAX_VALUE - 8) {

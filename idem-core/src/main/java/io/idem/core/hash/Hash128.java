@@ -68,7 +68,7 @@ public final class Hash128 {
     long b = 0;
     int end = offset + length;
     int i = offset;
-    for (; i + 16 <= end; i += 16) {
+    for (; end - i >= 16; i += 16) {
       long k1 = (long) LONG_LE.get(bytes, i);
       long k2 = (long) LONG_LE.get(bytes, i + 8);
       a ^= mixK1(k1);

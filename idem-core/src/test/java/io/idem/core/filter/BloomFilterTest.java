@@ -46,7 +46,7 @@ class BloomFilterTest {
   }
 
   @Test
-  void add_concurrentThreads_neverFalseNegativeAndCountsEachNewItemAtMostOnce() throws Exception {
+  void add_concurrentThreads_neverFalseNegativeAndCountsNewItemsClosely() throws Exception {
     int threads = 4;
     int perThread = 200_000;
     BloomFilter f = BloomFilter.create(threads * perThread, 0.01);
@@ -86,7 +86,10 @@ class BloomFilterTest {
     for (int i = 0; i < 1000; i++) {
       assertThat(shared.mightContain(f, i)).isTrue();
     }
-    assertThat(f.itemCount()).isLessThanOrEqualTo(threads * perThread + 1000L * threads);
+    // Each distinct item counts once, less the few that were false positives when added, plus
+    // the shared items that two threads added at the same moment (documented as possible).
+    long distinct = threads * perThread + 1000L;
+    assertThat(f.itemCount()).isBetween((long) (distinct * 0.98), distinct + 3000L);
   }
 
   /**

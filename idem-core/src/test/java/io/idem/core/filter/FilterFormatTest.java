@@ -8,12 +8,15 @@ import io.idem.core.format.ReaderFuzz;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.Supplier;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -156,6 +159,55 @@ class FilterFormatTest {
           .isNull();
     }
     assertThat(ReaderFuzz.readOrIOException(in -> MembershipFilters.readFrom(in, 1 << 20), bytes))
+        .isNull();
+  }
+
+  @Property(seed = "42", tries = 2000)
+  void readFrom_validHeaderThenRandomBody_onlyIOException(
+      @ForAll @Size(max = 300) byte[] body, @ForAll @IntRange(max = 3) int familyIndex) {
+    // Random bytes rarely pass the magic; behind a valid header they reach every field check.
+    Family family = Family.values()[familyIndex];
+    byte[] valid = bytes(family.sample.get());
+    byte[] input = Arrays.copyOf(valid, 8 + body.length);
+    System.arraycopy(body, 0, input, 8, body.length);
+    assertThat(ReaderFuzz.readOrIOException(in -> family.read(in, Long.MAX_VALUE), input)).isNull();
+  }
+
+  @Test
+  void readFrom_recentSetClaimingMaxSlots_allocatesOnlyWhatArrives() {
+    // A valid header and slot count for the largest set (16 GiB), then 2 MiB of zeros and the
+    // end: the reader must fail on the truncation having allocated about what arrived.
+    ByteBuffer header = ByteBuffer.allocate(16);
+    header.put(Arrays.copyOf(bytes(RecentSet.create(1)), 8)).putLong(RecentSet.MAX_SLOTS);
+    byte[] input = Arrays.copyOf(header.array(), 16 + (2 << 20));
+    assertThatThrownBy(() -> RecentSet.readFrom(new ByteArrayInputStream(input), Long.MAX_VALUE))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("truncated");
+    assertThat(ReaderFuzz.readOrIOException(in -> RecentSet.readFrom(in, Long.MAX_VALUE), input))
+        .isNull();
+  }
+
+  @Test
+  void readFrom_cuckooClaimingAHugeTable_allocatesOnlyWhatArrives() {
+    // Valid fields for 2^30 items in 16-bit fingerprints (about 3.7 GiB), then 2 MiB and the end.
+    long buckets = CuckooFilter.sizingWithFingerprintBits(1L << 30, 16, 2, 20).buckets();
+    ByteBuffer head = ByteBuffer.allocate(55);
+    head.put(Arrays.copyOf(bytes(CuckooFilter.create(100, 0.01)), 8))
+        .putLong(1L << 30) // capacity
+        .putDouble(0.01) // error rate
+        .put((byte) 16) // fingerprint bits
+        .put((byte) 2) // bucket size
+        .putShort((short) 20) // max iterations
+        .putShort((short) 0) // expansion
+        .put((byte) 1) // sub-tables
+        .putLong(0) // items
+        .putLong(0) // deletes
+        .putLong(buckets);
+    byte[] input = Arrays.copyOf(head.array(), 55 + (2 << 20));
+    assertThatThrownBy(() -> CuckooFilter.readFrom(new ByteArrayInputStream(input), Long.MAX_VALUE))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("truncated");
+    assertThat(ReaderFuzz.readOrIOException(in -> CuckooFilter.readFrom(in, Long.MAX_VALUE), input))
         .isNull();
   }
 

@@ -84,6 +84,9 @@ class ScalableBloomFilterTest {
         .hasMessage("non scaling filter is full");
     assertThat(f.layerCount()).isEqualTo(1);
     assertThat(f.itemCount()).isEqualTo(100);
+    for (int j = 0; j < i; j++) {
+      assertThat(items.mightContain(f, j)).as("item %s", j).isTrue();
+    }
   }
 
   @Test

@@ -181,6 +181,12 @@ final class SizeCommand implements Callable<Integer> {
     return 0;
   }
 
+  private void checkRange(String option, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw usage(option + " (" + value + ") must be in [" + min + ", " + max + "]");
+    }
+  }
+
   private void validate() {
     ParseResult parsed = spec().commandLine().getParseResult();
     if (capacity != null && error == null) {
@@ -213,30 +219,9 @@ final class SizeCommand implements Callable<Integer> {
     if (e != null && !(e > 0 && e < 1)) {
       throw usage("--error (" + e + ") must be in (0, 1)");
     }
-    if (expansion < 1 || expansion > ScalableBloomFilter.MAX_EXPANSION) {
-      throw usage(
-          "--expansion ("
-              + expansion
-              + ") must be in [1, "
-              + ScalableBloomFilter.MAX_EXPANSION
-              + "]");
-    }
-    if (bucketSize < 1 || bucketSize > CuckooFilter.MAX_BUCKET_SIZE) {
-      throw usage(
-          "--bucket-size ("
-              + bucketSize
-              + ") must be in [1, "
-              + CuckooFilter.MAX_BUCKET_SIZE
-              + "]");
-    }
-    if (maxIterations < 1 || maxIterations > CuckooFilter.MAX_ITERATIONS) {
-      throw usage(
-          "--max-iterations ("
-              + maxIterations
-              + ") must be in [1, "
-              + CuckooFilter.MAX_ITERATIONS
-              + "]");
-    }
+    checkRange("--expansion", expansion, 1, ScalableBloomFilter.MAX_EXPANSION);
+    checkRange("--bucket-size", bucketSize, 1, CuckooFilter.MAX_BUCKET_SIZE);
+    checkRange("--max-iterations", maxIterations, 1, CuckooFilter.MAX_ITERATIONS);
     Long x = after;
     if (x != null && x < 1) {
       throw usage("--after (" + x + ") must be >= 1");

@@ -21,8 +21,10 @@ idem_find_jdk25() {
     default=$(readlink -f "$default")
     roots+=("$(dirname "$(dirname "$(dirname "$default")")")")
   fi
-  roots+=(/usr/lib/jvm /usr/local/lib/jvm /opt/java /opt)
   local root home
+  for root in /usr/lib/jvm /usr/local/lib/jvm /opt/java /opt; do
+    case " ${roots[*]} " in *" $root "*) ;; *) roots+=("$root") ;; esac
+  done
   for root in "${roots[@]}"; do
     [ -d "$root" ] || continue
     for home in $(ls -d "$root"/*/ 2>/dev/null | sort -rV); do

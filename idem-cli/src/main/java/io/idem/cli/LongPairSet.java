@@ -124,33 +124,27 @@ final class LongPairSet implements SeenSet {
     }
 
     boolean add(long h1, long h2) {
-      MemorySegment t = table;
-      int n = slots;
-      int slot = home(h1, n);
-      while (true) {
-        long i = slot * 2L;
-        long a = t.getAtIndex(ValueLayout.JAVA_LONG, i);
-        long b = t.getAtIndex(ValueLayout.JAVA_LONG, i + 1);
-        if (a == h1 && b == h2) {
-          return false;
-        }
-        if ((a | b) == 0) {
-          if (used >= threshold) {
-            grow(); // first, so that at the size limit it throws with nothing half-inserted
-            return add(h1, h2);
-          }
-          t.setAtIndex(ValueLayout.JAVA_LONG, i, h1);
-          t.setAtIndex(ValueLayout.JAVA_LONG, i + 1, h2);
-          used++;
-          return true;
-        }
-        if (++slot == n) {
-          slot = 0;
-        }
+      long at = find(h1, h2);
+      if (at >= 0) {
+        return false;
       }
+      if (used >= threshold) {
+        grow(); // first, so that at the size limit it throws with nothing half-inserted
+        at = find(h1, h2);
+      }
+      long i = ~at * 2;
+      table.setAtIndex(ValueLayout.JAVA_LONG, i, h1);
+      table.setAtIndex(ValueLayout.JAVA_LONG, i + 1, h2);
+      used++;
+      return true;
     }
 
     boolean contains(long h1, long h2) {
+      return find(h1, h2) >= 0;
+    }
+
+    /** The slot holding the hash, or ~(the empty slot where it would go). */
+    private long find(long h1, long h2) {
       MemorySegment t = table;
       int n = slots;
       int slot = home(h1, n);
@@ -159,10 +153,10 @@ final class LongPairSet implements SeenSet {
         long a = t.getAtIndex(ValueLayout.JAVA_LONG, i);
         long b = t.getAtIndex(ValueLayout.JAVA_LONG, i + 1);
         if (a == h1 && b == h2) {
-          return true;
+          return slot;
         }
         if ((a | b) == 0) {
-          return false;
+          return ~slot;
         }
         if (++slot == n) {
           slot = 0;

@@ -43,7 +43,8 @@ public final class CuckooFilter implements MembershipFilter {
    * its alternate bucket, at most maxIterations times; a failed chain is undone exactly, so no
    * stored fingerprint is ever lost. Unlike RedisBloom, which takes victims 0, 1, 0, 1, ..., the
    * victim is chosen at random: with bucket size 2 and 20 kicks the first failure then comes at
-   * a load of about 0.62 instead of 0.48 (measured; see loadTarget).
+   * a load of about 0.62 instead of 0.48 (measured while choosing; loadTarget's margins are
+   * pinned by CuckooFilterTest).
    */
 
   static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest

@@ -21,8 +21,7 @@ class CuckooFilterTest {
     Items items = new Items(capacity);
     int n = capacity * 3;
     for (int i = 0; i < n; i++) {
-      Hash128 h = items.item(i);
-      f.insert(h.h1(), h.h2());
+      items.insert(f, i);
     }
     assertThat(f.itemCount()).isEqualTo(n);
     for (int i = 0; i < n; i++) {
@@ -61,8 +60,7 @@ class CuckooFilterTest {
       CuckooFilter f = CuckooFilter.create(200_000, 0.01, bucketSize, maxIterations, 1);
       Items items = new Items(100 + seed);
       for (int i = 0; i < 200_000; i++) {
-        Hash128 h = items.item(i);
-        f.insert(h.h1(), h.h2());
+        items.insert(f, i);
       }
       assertThat(f.tableCount()).as("seed %s", seed).isEqualTo(1);
     }
@@ -79,8 +77,7 @@ class CuckooFilterTest {
     CuckooFilter f = CuckooFilter.create(capacity, error);
     Items items = new Items(1);
     for (int i = 0; i < capacity; i++) {
-      Hash128 h = items.item(i);
-      f.insert(h.h1(), h.h2());
+      items.insert(f, i);
     }
     long fp = items.falsePositives(f, capacity, probes);
     assertThat((double) fp / probes).isLessThanOrEqualTo(1.1 * error);
@@ -145,8 +142,7 @@ class CuckooFilterTest {
     int i = 0;
     try {
       for (; i < 100_000; i++) {
-        Hash128 h = items.item(i);
-        f.insert(h.h1(), h.h2());
+        items.insert(f, i);
       }
     } catch (FilterFullException e) {
       assertThat(e).hasMessage("Maximum expansions reached");
@@ -163,19 +159,16 @@ class CuckooFilterTest {
     Items items = new Items(6);
     int n = 0;
     while (f.tableCount() < 2) {
-      Hash128 h = items.item(n++);
-      f.insert(h.h1(), h.h2());
+      items.insert(f, n++);
     }
     int total = n + 300; // these land in the second, newest sub-table
     for (int i = n; i < total; i++) {
-      Hash128 h = items.item(i);
-      f.insert(h.h1(), h.h2());
+      items.insert(f, i);
     }
     int removed = 0;
     for (int i = 0; i < n; i++) { // empty nine tenths of the first table
       if (i % 10 != 0) {
-        Hash128 h = items.item(i);
-        assertThat(f.remove(h.h1(), h.h2())).isTrue();
+        assertThat(items.remove(f, i)).isTrue();
         removed++;
       }
     }

@@ -20,6 +20,18 @@ final class Items {
     return f.add(h.h1(), h.h2());
   }
 
+  /** Inserts one more copy of item {@code i} (CF.ADD), present or not. */
+  void insert(CuckooFilter f, long i) {
+    Hash128 h = item(i);
+    f.insert(h.h1(), h.h2());
+  }
+
+  /** Removes one copy of item {@code i}; true if something was removed. */
+  boolean remove(MembershipFilter f, long i) {
+    Hash128 h = item(i);
+    return f.remove(h.h1(), h.h2());
+  }
+
   boolean mightContain(MembershipFilter f, long i) {
     Hash128 h = item(i);
     return f.mightContain(h.h1(), h.h2());

@@ -1,0 +1,121 @@
+package io.idem.server.command;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * What the dispatcher knows of a command before running it: name, arity, flags and key positions
+ * (the shape {@code COMMAND INFO} reports), plus the docs {@code COMMAND DOCS} reports.
+ *
+ * @param arity Redis's convention: n means exactly n arguments counting the name, -n at least n
+ * @param firstKey position of the first key, 0 if none
+ * @param lastKey position of the last key, -1 for the last argument, 0 if none
+ * @param step distance between keys
+ */
+public record CommandSpec(
+    String name,
+    int arity,
+    Set<Flag> flags,
+    int firstKey,
+    int lastKey,
+    int step,
+    String group,
+    String summary,
+    String complexity,
+    Handler handler) {
+
+  /** Command flags, named on the wire as {@code COMMAND INFO} names them. */
+  public enum Flag {
+    /** Changes the keyspace: its reply waits until the change is in the write-ahead log. */
+    WRITE,
+    READONLY,
+    /** May grow memory: refused with OOM past maxmemory. */
+    DENYOOM,
+    ADMIN,
+    FAST,
+    /** Allowed before AUTH. */
+    NO_AUTH,
+    LOADING,
+    STALE;
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public CommandSpec {
+    name = name.toLowerCase(Locale.ROOT);
+    flags = Set.copyOf(flags);
+  }
+
+  public boolean has(Flag flag) {
+    return flags.contains(flag);
+  }
+
+  /** Whether a command of {@code argc} arguments (name included) fits the arity. */
+  public boolean arityAccepts(int argc) {
+    return arity >= 0 ? argc == arity : argc >= -arity;
+  }
+
+  /** A builder, for the registration lists that read one line per command. */
+  public static Builder command(String name, int arity, Handler handler) {
+    return new Builder(name, arity, handler);
+  }
+
+  /** Fills the optional parts of a spec; {@link #build} checks nothing is contradictory. */
+  public static final class Builder {
+    private final String name;
+    private final int arity;
+    private final Handler handler;
+    private Set<Flag> flags = Set.of();
+    private int firstKey;
+    private int lastKey;
+    private int step;
+    private String group = "generic";
+    private String summary = "";
+    private String complexity = "";
+
+    private Builder(String name, int arity, Handler handler) {
+      this.name = name;
+      this.arity = arity;
+      this.handler = handler;
+    }
+
+    public Builder flags(Flag... flags) {
+      this.flags = Set.of(flags);
+      return this;
+    }
+
+    /** Keys at first, first+step, ..., last (-1: through the last argument). */
+    public Builder keys(int first, int last, int step) {
+      this.firstKey = first;
+      this.lastKey = last;
+      this.step = step;
+      return this;
+    }
+
+    /** The common case: argument 1 is the only key. */
+    public Builder key() {
+      return keys(1, 1, 1);
+    }
+
+    public Builder group(String group) {
+      this.group = group;
+      return this;
+    }
+
+    public Builder doc(String summary, String complexity) {
+      this.summary = summary;
+      this.complexity = complexity;
+      return this;
+    }
+
+    public CommandSpec build() {
+      if (flags.contains(Flag.WRITE) && flags.contains(Flag.READONLY)) {
+        throw new IllegalStateException(name + " is both write and readonly");
+      }
+      return new CommandSpec(
+          name, arity, flags, firstKey, lastKey, step, group, summary, complexity, handler);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.idem.server.command;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A client connection's state, as {@code CLIENT LIST} shows it. Mutated only on the connection's
+ * event loop; other threads (CLIENT LIST, INFO) read the volatile fields.
+ */
+public final class Session {
+
+  private final long id;
+  private final String address;
+  private final String localAddress;
+  private final long createdMillis;
+  private final Runnable closer;
+  private volatile int protocol = 2;
+  private volatile boolean authenticated;
+  private volatile @Nullable String name;
+  private volatile long lastCommandMillis;
+  private volatile String lastCommand = "NULL";
+  private volatile boolean closing;
+
+  /**
+   * @param closer closes the connection after the replies already queued are written
+   */
+  public Session(
+      long id,
+      String address,
+      String localAddress,
+      long createdMillis,
+      boolean authenticated,
+      Runnable closer) {
+    this.id = id;
+    this.address = address;
+    this.localAddress = localAddress;
+    this.createdMillis = createdMillis;
+    this.lastCommandMillis = createdMillis;
+    this.authenticated = authenticated;
+    this.closer = closer;
+  }
+
+  /** A session with no connection behind it, for handler tests. */
+  public static Session detached(long id) {
+    return new Session(
+        id, "127.0.0.1:0", "127.0.0.1:0", System.currentTimeMillis(), true, () -> {});
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public String address() {
+    return address;
+  }
+
+  public String localAddress() {
+    return localAddress;
+  }
+
+  public long createdMillis() {
+    return createdMillis;
+  }
+
+  public int protocol() {
+    return protocol;
+  }
+
+  public void setProtocol(int protocol) {
+    if (protocol != 2 && protocol != 3) {
+      throw new IllegalArgumentException("protocol " + protocol);
+    }
+    this.protocol = protocol;
+  }
+
+  public boolean authenticated() {
+    return authenticated;
+  }
+
+  public void setAuthenticated(boolean authenticated) {
+    this.authenticated = authenticated;
+  }
+
+  public @Nullable String name() {
+    return name;
+  }
+
+  public void setName(@Nullable String name) {
+    this.name = name;
+  }
+
+  public long lastCommandMillis() {
+    return lastCommandMillis;
+  }
+
+  public String lastCommand() {
+    return lastCommand;
+  }
+
+  /** Called by the dispatcher before each command. */
+  public void touch(String command, long nowMillis) {
+    this.lastCommand = command;
+    this.lastCommandMillis = nowMillis;
+  }
+
+  /** Asks the connection to close once the replies already queued are written (QUIT, KILL). */
+  public void close() {
+    closing = true;
+    closer.run();
+  }
+
+  public boolean closing() {
+    return closing;
+  }
+}

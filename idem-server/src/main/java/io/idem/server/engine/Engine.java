@@ -1,0 +1,561 @@
+package io.idem.server.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The keyspace: keys to resident values, with per-key striped locks, expiry and memory accounting.
+ * Every change is handed to the {@link Journal} under the key's lock, so the journal sees changes
+ * to one key in the order they happened.
+ *
+ * <p>Lock order: stripes in ascending index, never more than the keys of one command.
+ */
+public final class Engine implements AutoCloseable {
+
+  private static final int STRIPES = 4096;
+
+  private final ConcurrentSkipListMap<Key, Entry> keys = new ConcurrentSkipListMap<>();
+  private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+  private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
+  private final AtomicLong nextId;
+  private final AtomicLong usedMemory = new AtomicLong();
+  private final LongAdder expiredKeys = new LongAdder();
+  private final LongSupplier clock;
+  private volatile Journal journal;
+  private volatile long maxMemory;
+
+  /** An expiry to act on: the entry's id tells a stale record from the current one. */
+  private record Expiry(long atMillis, long id, Key key) implements Comparable<Expiry> {
+    @Override
+    public int compareTo(Expiry o) {
+      int c = Long.compare(atMillis, o.atMillis);
+      return c != 0 ? c : Long.compare(id, o.id);
+    }
+  }
+
+  /**
+   * @param firstId the first value id to hand out: above every id on disk
+   * @param clock millis since the epoch
+   */
+  public Engine(Journal journal, long firstId, LongSupplier clock) {
+    this.journal = journal;
+    this.nextId = new AtomicLong(firstId);
+    this.clock = clock;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new ReentrantLock();
+    }
+  }
+
+  /** An engine that keeps nothing on disk, for handler tests. */
+  public static Engine inMemory() {
+    return new Engine(Journal.none(), 1, System::currentTimeMillis);
+  }
+
+  public Journal journal() {
+    return journal;
+  }
+
+  /** Replaces the journal once the store has loaded the keyspace (start-up only). */
+  public void attach(Journal journal) {
+    this.journal = journal;
+  }
+
+  public long now() {
+    return clock.getAsLong();
+  }
+
+  // ---- one key
+
+  /** Runs {@code f} on the key's live entry (or null) under the key's lock. */
+  public <R> R read(byte[] key, Function<@Nullable Entry, R> f) {
+    Key k = new Key(key);
+    ReentrantLock lock = lockOf(k);
+    lock.lock();
+    try {
+      return f.apply(live(k));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Runs {@code f} with a write transaction on the key, under the key's lock. */
+  public <R> R write(byte[] key, Function<KeyTx, R> f) {
+    Key k = new Key(key);
+    ReentrantLock lock = lockOf(k);
+    lock.lock();
+    Tx tx = new Tx(k);
+    try {
+      return f.apply(tx);
+    } finally {
+      tx.remeasure();
+      lock.unlock();
+    }
+  }
+
+  private final class Tx implements KeyTx {
+    private final Key key;
+    private @Nullable Entry entry;
+
+    Tx(Key key) {
+      this.key = key;
+      this.entry = live(key);
+    }
+
+    @Override
+    public Key key() {
+      return key;
+    }
+
+    @Override
+    public @Nullable Entry entry() {
+      return entry;
+    }
+
+    @Override
+    public <T> T create(ValueCodec<T> codec, T value, byte[] recipe) {
+      if (entry != null) {
+        throw new IllegalStateException("key is not free: " + key);
+      }
+      Entry e = new Entry(nextId.getAndIncrement(), key, codec, value);
+      keys.put(key, e);
+      entry = e;
+      journal.created(e, recipe);
+      return value;
+    }
+
+    @Override
+    public void log(byte op, byte[] payload) {
+      if (entry == null) {
+        throw new IllegalStateException("no entry to log for: " + key);
+      }
+      journal.mutated(entry, op, payload);
+    }
+
+    @Override
+    public void delete() {
+      if (entry != null) {
+        removeLocked(entry);
+        entry = null;
+      }
+    }
+
+    void remeasure() {
+      if (entry != null && keys.get(key) == entry) {
+        long m = entry.measure();
+        usedMemory.addAndGet(m - entry.memory);
+        entry.memory = m;
+      }
+    }
+  }
+
+  /** The live entry at k, removing it first if it expired. Caller holds k's lock. */
+  private @Nullable Entry live(Key k) {
+    Entry e = keys.get(k);
+    if (e != null && e.expireAtMillis() <= clock.getAsLong()) {
+      removeLocked(e);
+      expiredKeys.increment();
+      return null;
+    }
+    return e;
+  }
+
+  private void removeLocked(Entry e) {
+    keys.remove(e.key(), e);
+    usedMemory.addAndGet(-e.memory);
+    e.memory = 0;
+    if (e.expireAtMillis() != Entry.PERSISTENT) {
+      expiries.remove(new Expiry(e.expireAtMillis(), e.id(), e.key()));
+    }
+    journal.deleted(e);
+  }
+
+  // ---- generic commands
+
+  /** Removes the keys that exist; returns how many did (DEL, UNLINK). */
+  public long delete(List<byte[]> keyBytes) {
+    long n = 0;
+    for (byte[] kb : keyBytes) {
+      n +=
+          write(
+              kb,
+              tx -> {
+                if (tx.entry() == null) {
+                  return 0;
+                }
+                tx.delete();
+                return 1;
+              });
+    }
+    return n;
+  }
+
+  /** How many of the keys exist, counting repeats (EXISTS). */
+  public long exists(List<byte[]> keyBytes) {
+    long n = 0;
+    for (byte[] kb : keyBytes) {
+      n += read(kb, e -> e == null ? 0 : 1);
+    }
+    return n;
+  }
+
+  /** The TYPE reply: the codec's type name, or "none". */
+  public String type(byte[] key) {
+    return read(key, e -> e == null ? "none" : e.codec().typeName());
+  }
+
+  /** The outcome of a rename. */
+  public enum RenameResult {
+    RENAMED,
+    NO_SUCH_KEY,
+    /** RENAMENX: the target exists. */
+    TARGET_EXISTS
+  }
+
+  /** Moves src's value to dst, overwriting dst unless {@code onlyIfAbsent} (RENAME, RENAMENX). */
+  public RenameResult rename(byte[] src, byte[] dst, boolean onlyIfAbsent) {
+    Key from = new Key(src);
+    Key to = new Key(dst);
+    ReentrantLock[] locks = lockBoth(from, to);
+    try {
+      Entry e = live(from);
+      if (e == null) {
+        return RenameResult.NO_SUCH_KEY;
+      }
+      if (from.equals(to)) {
+        return onlyIfAbsent ? RenameResult.TARGET_EXISTS : RenameResult.RENAMED;
+      }
+      Entry old = live(to);
+      if (old != null && onlyIfAbsent) {
+        return RenameResult.TARGET_EXISTS;
+      }
+      if (old != null) {
+        keys.remove(to, old);
+        usedMemory.addAndGet(-old.memory);
+        old.memory = 0;
+        if (old.expireAtMillis() != Entry.PERSISTENT) {
+          expiries.remove(new Expiry(old.expireAtMillis(), old.id(), to));
+        }
+      }
+      keys.remove(from, e);
+      if (e.expireAtMillis() != Entry.PERSISTENT) {
+        expiries.remove(new Expiry(e.expireAtMillis(), e.id(), from));
+        expiries.add(new Expiry(e.expireAtMillis(), e.id(), to));
+      }
+      e.setKey(to);
+      keys.put(to, e);
+      usedMemory.addAndGet(to.bytes().length - from.bytes().length);
+      e.memory += to.bytes().length - from.bytes().length;
+      journal.renamed(from, e, old);
+      return RenameResult.RENAMED;
+    } finally {
+      for (int i = locks.length - 1; i >= 0; i--) {
+        locks[i].unlock();
+      }
+    }
+  }
+
+  /** EXPIRE's NX/XX/GT/LT conditions. */
+  public enum ExpireCondition {
+    ALWAYS,
+    NX,
+    XX,
+    GT,
+    LT
+  }
+
+  /**
+   * Sets the key's expiry to an absolute time; a time not in the future deletes the key, as in
+   * Redis. Returns false if the key is missing or the condition did not hold.
+   */
+  public boolean expireAt(byte[] key, long atMillis, ExpireCondition cond) {
+    return write(
+        key,
+        tx -> {
+          Entry e = tx.entry();
+          if (e == null) {
+            return false;
+          }
+          long cur = e.expireAtMillis();
+          boolean persistent = cur == Entry.PERSISTENT;
+          boolean ok =
+              switch (cond) {
+                case ALWAYS -> true;
+                case NX -> persistent;
+                case XX -> !persistent;
+                // A key without expiry counts as an infinite TTL, as Redis defines GT and LT.
+                case GT -> !persistent && atMillis > cur;
+                case LT -> persistent || atMillis < cur;
+              };
+          if (!ok) {
+            return false;
+          }
+          if (atMillis <= clock.getAsLong()) {
+            tx.delete();
+            return true;
+          }
+          setExpiry(e, atMillis);
+          return true;
+        });
+  }
+
+  /** Removes the key's expiry; false if the key is missing or had none (PERSIST). */
+  public boolean persist(byte[] key) {
+    return write(
+        key,
+        tx -> {
+          Entry e = tx.entry();
+          if (e == null || e.expireAtMillis() == Entry.PERSISTENT) {
+            return false;
+          }
+          setExpiry(e, Entry.PERSISTENT);
+          return true;
+        });
+  }
+
+  private void setExpiry(Entry e, long atMillis) {
+    if (e.expireAtMillis() != Entry.PERSISTENT) {
+      expiries.remove(new Expiry(e.expireAtMillis(), e.id(), e.key()));
+    }
+    e.setExpireAtMillis(atMillis);
+    if (atMillis != Entry.PERSISTENT) {
+      expiries.add(new Expiry(atMillis, e.id(), e.key()));
+    }
+    journal.expiryChanged(e);
+  }
+
+  /** Milliseconds to live: -2 if the key is missing, -1 if it has no expiry (PTTL). */
+  public long ttlMillis(byte[] key) {
+    return read(
+        key,
+        e -> {
+          if (e == null) {
+            return -2L;
+          }
+          long at = e.expireAtMillis();
+          return at == Entry.PERSISTENT ? -1L : Math.max(0, at - clock.getAsLong());
+        });
+  }
+
+  /** Absolute expiry in millis: -2 if missing, -1 if none (PEXPIRETIME). */
+  public long expireTimeMillis(byte[] key) {
+    return read(
+        key,
+        e -> {
+          if (e == null) {
+            return -2L;
+          }
+          long at = e.expireAtMillis();
+          return at == Entry.PERSISTENT ? -1L : at;
+        });
+  }
+
+  /**
+   * Deletes keys whose time has come, at most {@code limit} of them, earliest first. It visits only
+   * due expiries, never the keyspace. Returns how many it deleted.
+   */
+  public int expireDue(int limit) {
+    long now = clock.getAsLong();
+    int n = 0;
+    while (n < limit) {
+      Expiry x = expiries.isEmpty() ? null : expiries.first();
+      if (x == null || x.atMillis() > now) {
+        break;
+      }
+      Key k = x.key();
+      ReentrantLock lock = lockOf(k);
+      lock.lock();
+      try {
+        Entry e = keys.get(k);
+        if (e != null && e.id() == x.id() && e.expireAtMillis() <= now) {
+          removeLocked(e);
+          expiredKeys.increment();
+          n++;
+        } else {
+          expiries.remove(x); // stale: the key was renamed, deleted or re-expired
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    return n;
+  }
+
+  public long expiredKeys() {
+    return expiredKeys.sum();
+  }
+
+  /** Keys with an expiry (INFO keyspace's expires). */
+  public int keysWithExpiry() {
+    return expiries.size();
+  }
+
+  /** One page of SCAN: the keys visited and the cursor to continue from (0 when done). */
+  public record ScanPage(long cursor, List<byte[]> keys) {}
+
+  /**
+   * Visits keys from the cursor (a position in hash order) until {@code count} are visited, then
+   * finishes the hash it stopped in, so a key present for the whole scan is returned at least once.
+   *
+   * @param match a glob pattern, or null for every key
+   * @param type a TYPE name to keep, or null for every type
+   */
+  public ScanPage scan(long cursor, int count, byte @Nullable [] match, @Nullable String type) {
+    NavigableMap<Key, Entry> tail = keys.tailMap(Key.firstWithHash(cursor), true);
+    List<byte[]> out = new ArrayList<>();
+    long now = clock.getAsLong();
+    int visited = 0;
+    long lastHash = 0;
+    boolean stopped = false;
+    for (Map.Entry<Key, Entry> me : tail.entrySet()) {
+      Key k = me.getKey();
+      if (visited >= count && k.hash() != lastHash) {
+        stopped = true;
+        lastHash = k.hash();
+        break;
+      }
+      visited++;
+      lastHash = k.hash();
+      Entry e = me.getValue();
+      if (e.expireAtMillis() <= now) {
+        continue;
+      }
+      if (match != null && !io.idem.server.command.Glob.matches(match, k.bytes())) {
+        continue;
+      }
+      if (type != null && !e.codec().typeName().equalsIgnoreCase(type)) {
+        continue;
+      }
+      out.add(k.bytes());
+    }
+    return new ScanPage(stopped ? lastHash : 0, out);
+  }
+
+  /** Every live key matching the pattern (KEYS): O(keys). */
+  public List<byte[]> keys(byte[] pattern) {
+    List<byte[]> out = new ArrayList<>();
+    long now = clock.getAsLong();
+    for (Map.Entry<Key, Entry> me : keys.entrySet()) {
+      if (me.getValue().expireAtMillis() > now
+          && io.idem.server.command.Glob.matches(pattern, me.getKey().bytes())) {
+        out.add(me.getKey().bytes());
+      }
+    }
+    return out;
+  }
+
+  /** Keys held, including expired ones not yet removed (DBSIZE, as Redis counts). */
+  public long size() {
+    return keys.size();
+  }
+
+  /** Removes every key (FLUSHDB, FLUSHALL). Takes every stripe, in order. */
+  public void flush() {
+    for (ReentrantLock l : stripes) {
+      l.lock();
+    }
+    try {
+      keys.clear();
+      expiries.clear();
+      usedMemory.set(0);
+      journal.flushed();
+    } finally {
+      for (int i = STRIPES - 1; i >= 0; i--) {
+        stripes[i].unlock();
+      }
+    }
+  }
+
+  /** Bytes a key and its value hold, or -1 if missing (MEMORY USAGE). */
+  public long memoryUsage(byte[] key) {
+    return read(key, e -> e == null ? -1L : e.measure());
+  }
+
+  public long usedMemory() {
+    return usedMemory.get();
+  }
+
+  public void setMaxMemory(long bytes) {
+    this.maxMemory = bytes;
+  }
+
+  public long maxMemory() {
+    return maxMemory;
+  }
+
+  /** Whether writes that may grow memory are refused now. */
+  public boolean overMemoryLimit() {
+    long max = maxMemory;
+    return max > 0 && usedMemory.get() >= max;
+  }
+
+  // ---- for the store
+
+  /** Puts a value loaded from disk, before the server accepts connections. */
+  public Entry load(Key key, long id, ValueCodec<?> codec, Object value, long expireAtMillis) {
+    Entry e = new Entry(id, key, codec, value);
+    keys.put(key, e);
+    if (expireAtMillis != Entry.PERSISTENT) {
+      e.setExpireAtMillis(expireAtMillis);
+      expiries.add(new Expiry(expireAtMillis, id, key));
+    }
+    e.memory = e.measure();
+    usedMemory.addAndGet(e.memory);
+    nextId.accumulateAndGet(id + 1, Math::max);
+    return e;
+  }
+
+  /**
+   * Runs {@code f} on the entry under its key's lock if it is still live (the snapshotter's view),
+   * else returns null. The key may change under RENAME, so this retries until it holds the right
+   * lock.
+   */
+  public <R> @Nullable R locked(Entry e, Function<Entry, R> f) {
+    while (true) {
+      Key k = e.key();
+      ReentrantLock lock = lockOf(k);
+      lock.lock();
+      try {
+        if (e.key() != k) {
+          continue;
+        }
+        if (keys.get(k) != e) {
+          return null;
+        }
+        return f.apply(e);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  private ReentrantLock lockOf(Key k) {
+    return stripes[(int) (k.hash() >>> 52)];
+  }
+
+  private ReentrantLock[] lockBoth(Key a, Key b) {
+    int ia = (int) (a.hash() >>> 52);
+    int ib = (int) (b.hash() >>> 52);
+    ReentrantLock[] locks =
+        ia == ib
+            ? new ReentrantLock[] {stripes[ia]}
+            : new ReentrantLock[] {stripes[Math.min(ia, ib)], stripes[Math.max(ia, ib)]};
+    Arrays.stream(locks).forEach(ReentrantLock::lock);
+    return locks;
+  }
+
+  @Override
+  public void close() {
+    journal.close();
+  }
+}

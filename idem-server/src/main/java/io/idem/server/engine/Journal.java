@@ -1,0 +1,96 @@
+package io.idem.server.engine;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where the engine records each change, in order, before the change is acknowledged. Every method
+ * is called under the lock of the keys involved and returns the change's sequence number; sequence
+ * numbers increase in the order calls are made. {@link #durableThrough} tells when a change is in
+ * the write-ahead log.
+ */
+public interface Journal extends AutoCloseable {
+
+  /** The last sequence number handed out. */
+  long lastSeq();
+
+  /** A new value under a key (replacing nothing: the key was free). */
+  long created(Entry entry, byte[] recipe);
+
+  /** A logged operation on a value (see {@link ValueCodec#apply}). */
+  long mutated(Entry entry, byte op, byte[] payload);
+
+  /** The key and its value are gone. */
+  long deleted(Entry entry);
+
+  /**
+   * The value moved from its old key to {@code entry.key()}; {@code overwritten} is the value that
+   * was at the new key, if any.
+   */
+  long renamed(Key from, Entry entry, @Nullable Entry overwritten);
+
+  /** The entry's expiry changed. */
+  long expiryChanged(Entry entry);
+
+  /** Every key is gone. */
+  long flushed();
+
+  /**
+   * Runs {@code action} once every change up to {@code seq} is in the write-ahead log, on the
+   * calling thread if that is already so, else on a journal thread.
+   */
+  void whenDurable(long seq, Runnable action);
+
+  @Override
+  void close();
+
+  /** A journal that keeps nothing: for tests of handlers and for nothing else. */
+  static Journal none() {
+    return new Journal() {
+      private final java.util.concurrent.atomic.AtomicLong seq =
+          new java.util.concurrent.atomic.AtomicLong();
+
+      @Override
+      public long lastSeq() {
+        return seq.get();
+      }
+
+      @Override
+      public long created(Entry entry, byte[] recipe) {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long mutated(Entry entry, byte op, byte[] payload) {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long deleted(Entry entry) {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long expiryChanged(Entry entry) {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long flushed() {
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public void whenDurable(long s, Runnable action) {
+        action.run();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

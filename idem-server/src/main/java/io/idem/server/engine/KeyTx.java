@@ -1,0 +1,34 @@
+package io.idem.server.engine;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A write to one key, under that key's lock: see the entry, create it, log operations on it, delete
+ * it. Every change goes to the journal here, so nothing changes unlogged.
+ */
+public interface KeyTx {
+
+  Key key();
+
+  /** The live entry, or null if the key is free (an expired entry is already gone). */
+  @Nullable Entry entry();
+
+  /** The value if the key holds one of the codec's type, null if free, else WRONGTYPE. */
+  default <T> @Nullable T value(ValueCodec<T> codec) {
+    return Entry.valueOrNull(entry(), codec);
+  }
+
+  /**
+   * Puts a new value at the free key. {@code recipe} is what {@link ValueCodec#create} needs to
+   * build the same empty value again on restart.
+   *
+   * @throws IllegalStateException if the key is not free
+   */
+  <T> T create(ValueCodec<T> codec, T value, byte[] recipe);
+
+  /** Logs an operation already applied to the entry's value (see {@link ValueCodec#apply}). */
+  void log(byte op, byte[] payload);
+
+  /** Removes the key; it is free afterwards. */
+  void delete();
+}

@@ -1,0 +1,39 @@
+package io.idem.server.engine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
+/**
+ * How the engine keeps one type of resident value durable: created from a small recipe, changed by
+ * logged operations, snapshotted whole. Replaying a value's operations in log order on its snapshot
+ * (or on its recipe) must give back the same value, so every logged operation must be
+ * deterministic.
+ *
+ * @param <T> the value's class
+ */
+public interface ValueCodec<T> {
+
+  /** The byte that names the type on disk; never reused for another type. */
+  byte typeId();
+
+  /** What TYPE replies for it, as the Redis module that defined the type does. */
+  String typeName();
+
+  Class<T> valueClass();
+
+  /** Builds a new, empty value from the recipe its creation logged. */
+  T create(byte[] recipe) throws IOException;
+
+  /** Replays one logged operation. */
+  void apply(T value, byte op, byte[] payload) throws IOException;
+
+  /** Writes a snapshot of the value. */
+  void write(T value, OutputStream out) throws IOException;
+
+  /** Reads a snapshot, allocating at most {@code maxBytes} for it. */
+  T read(InputStream in, long maxBytes) throws IOException;
+
+  /** Bytes of memory the value holds: what MEMORY USAGE and maxmemory count. */
+  long memoryUsage(T value);
+}

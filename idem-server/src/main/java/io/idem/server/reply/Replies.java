@@ -1,0 +1,60 @@
+package io.idem.server.reply;
+
+import java.nio.charset.StandardCharsets;
+
+/** Readable renderings of replies, for logs and test assertions. */
+public final class Replies {
+
+  private Replies() {}
+
+  /**
+   * One line in the spirit of redis-cli: {@code OK}, {@code (error) ERR x}, {@code (integer) 1},
+   * {@code "bulk"}, {@code (nil)}, {@code [a, b]}, {@code {k=v}}, {@code (double) 1.5}, {@code
+   * (true)}.
+   */
+  public static String show(Reply r) {
+    StringBuilder b = new StringBuilder();
+    show(r, b);
+    return b.toString();
+  }
+
+  private static void show(Reply r, StringBuilder b) {
+    switch (r) {
+      case Reply.Simple s -> b.append(s.text());
+      case Reply.Error e -> b.append("(error) ").append(e.text());
+      case Reply.Int i -> b.append("(integer) ").append(i.value());
+      case Reply.Bulk bulk ->
+          b.append('"').append(new String(bulk.bytes(), StandardCharsets.UTF_8)).append('"');
+      case Reply.Null n -> b.append("(nil)");
+      case Reply.NullArray n -> b.append("(nil)");
+      case Reply.Array a -> list(a.items(), b, '[', ']');
+      case Reply.Set s -> list(s.items(), b, '<', '>');
+      case Reply.Map m -> {
+        b.append('{');
+        for (int i = 0; i < m.keysAndValues().size(); i += 2) {
+          if (i > 0) {
+            b.append(", ");
+          }
+          show(m.keysAndValues().get(i), b);
+          b.append('=');
+          show(m.keysAndValues().get(i + 1), b);
+        }
+        b.append('}');
+      }
+      case Reply.Double d -> b.append("(double) ").append(d.value());
+      case Reply.Bool bool -> b.append('(').append(bool.value()).append(')');
+      case Reply.Verbatim v -> b.append('"').append(v.text()).append('"');
+    }
+  }
+
+  private static void list(java.util.List<Reply> items, StringBuilder b, char open, char close) {
+    b.append(open);
+    for (int i = 0; i < items.size(); i++) {
+      if (i > 0) {
+        b.append(", ");
+      }
+      show(items.get(i), b);
+    }
+    b.append(close);
+  }
+}

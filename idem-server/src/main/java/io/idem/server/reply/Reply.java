@@ -1,0 +1,101 @@
+package io.idem.server.reply;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A reply value, independent of the wire protocol: handlers return these and never touch a channel.
+ * The encoder writes each shape in RESP2 or RESP3 as the connection negotiated (RESP2 has no map,
+ * set, double, boolean or null types, so the encoder falls back as Redis does).
+ */
+public sealed interface Reply {
+
+  /** {@code +text}: a status such as OK. Must not contain CR or LF. */
+  record Simple(String text) implements Reply {}
+
+  /**
+   * {@code -text}: an error. The text starts with its code ({@code ERR}, {@code WRONGTYPE}, {@code
+   * NOAUTH}, ...) exactly as Redis or RedisBloom print it. Must not contain CR or LF.
+   */
+  record Error(String text) implements Reply {}
+
+  /** {@code :n}. */
+  record Int(long value) implements Reply {}
+
+  /** {@code $len\r\nbytes}: a binary-safe string. */
+  record Bulk(byte[] bytes) implements Reply {}
+
+  /** A missing value: RESP2 {@code $-1}, RESP3 {@code _}. */
+  record Null() implements Reply {}
+
+  /** A missing array: RESP2 {@code *-1}, RESP3 {@code _}. */
+  record NullArray() implements Reply {}
+
+  /** {@code *n}. */
+  record Array(List<Reply> items) implements Reply {}
+
+  /** RESP3 {@code %n} of key-value pairs; RESP2 a flat array of 2n items. */
+  record Map(List<Reply> keysAndValues) implements Reply {
+    public Map {
+      if (keysAndValues.size() % 2 != 0) {
+        throw new IllegalArgumentException("a map needs an even number of items");
+      }
+    }
+  }
+
+  /** RESP3 {@code ~n}; RESP2 an array. */
+  record Set(List<Reply> items) implements Reply {}
+
+  /** RESP3 {@code ,d}; RESP2 a bulk string of the same text. */
+  record Double(double value) implements Reply {}
+
+  /** RESP3 {@code #t}/{@code #f}; RESP2 {@code :1}/{@code :0}. */
+  record Bool(boolean value) implements Reply {}
+
+  /** RESP3 {@code =len\r\nfmt:text} (INFO, CLIENT LIST); RESP2 a bulk string of the text. */
+  record Verbatim(String format, String text) implements Reply {}
+
+  Simple OK = new Simple("OK");
+  Null NULL = new Null();
+  NullArray NULL_ARRAY = new NullArray();
+  Int ZERO = new Int(0);
+  Int ONE = new Int(1);
+  Array EMPTY_ARRAY = new Array(List.of());
+
+  static Simple simple(String text) {
+    return new Simple(text);
+  }
+
+  static Error error(String text) {
+    return new Error(text);
+  }
+
+  /** An {@code ERR}-coded error: {@code err("not found")} is {@code -ERR not found}. */
+  static Error err(String message) {
+    return new Error("ERR " + message);
+  }
+
+  static Int integer(long value) {
+    return value == 0 ? ZERO : value == 1 ? ONE : new Int(value);
+  }
+
+  static Bulk bulk(byte[] bytes) {
+    return new Bulk(bytes);
+  }
+
+  static Bulk bulk(String text) {
+    return new Bulk(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static Array array(List<Reply> items) {
+    return new Array(items);
+  }
+
+  static Array array(Reply... items) {
+    return new Array(List.of(items));
+  }
+
+  static Map map(List<Reply> keysAndValues) {
+    return new Map(keysAndValues);
+  }
+}

@@ -1,0 +1,109 @@
+package io.idem.server.commands;
+
+import io.idem.server.command.Command;
+import io.idem.server.command.CommandRegistry;
+import io.idem.server.command.Config;
+import io.idem.server.command.Dispatcher;
+import io.idem.server.command.ServerContext;
+import io.idem.server.command.Session;
+import io.idem.server.command.Stats;
+import io.idem.server.engine.Engine;
+import io.idem.server.reply.Replies;
+import io.idem.server.reply.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A server without a network for handler tests: every command family, an in-memory engine, one
+ * session. Commands go through the real dispatcher, so arity, auth and flags are checked too.
+ */
+final class Harness implements ServerContext {
+
+  final Engine engine = Engine.inMemory();
+  final Config config = Config.defaults();
+  final CommandRegistry commands = Commands.registry();
+  final Stats stats = new Stats();
+  final List<Session> sessions = new ArrayList<>();
+  final Dispatcher dispatcher = new Dispatcher(this);
+  final Session session = Session.detached(1);
+  final AtomicInteger saves = new AtomicInteger();
+  final AtomicBoolean shutdownRequested = new AtomicBoolean();
+
+  Harness() {
+    sessions.add(session);
+  }
+
+  /** Runs a command given as words (UTF-8). */
+  Reply call(String... words) {
+    return dispatcher.dispatch(session, Command.of(words));
+  }
+
+  /** Runs a command with binary arguments. */
+  Reply call(byte[]... args) {
+    return dispatcher.dispatch(session, new Command(args));
+  }
+
+  /** The reply rendered by {@link Replies#show}: {@code (integer) 1}, {@code (error) ERR x}. */
+  String show(String... words) {
+    return Replies.show(call(words));
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public Engine engine() {
+    return engine;
+  }
+
+  @Override
+  public Config config() {
+    return config;
+  }
+
+  @Override
+  public CommandRegistry commands() {
+    return commands;
+  }
+
+  @Override
+  public Collection<Session> sessions() {
+    return sessions;
+  }
+
+  @Override
+  public Stats stats() {
+    return stats;
+  }
+
+  @Override
+  public long startMillis() {
+    return 0;
+  }
+
+  @Override
+  public void save() {
+    saves.incrementAndGet();
+  }
+
+  @Override
+  public boolean saveInBackground() {
+    saves.incrementAndGet();
+    return true;
+  }
+
+  @Override
+  public long lastSaveSeconds() {
+    return 0;
+  }
+
+  @Override
+  public void shutdown() {
+    shutdownRequested.set(true);
+  }
+}

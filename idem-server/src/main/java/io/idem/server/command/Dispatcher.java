@@ -36,6 +36,11 @@ public final class Dispatcher {
     if (spec.has(CommandSpec.Flag.DENYOOM) && server.engine().overMemoryLimit()) {
       return reject(stats, cs, Errors.OOM);
     }
+    String failure = server.journalFailure();
+    if (failure != null && spec.has(CommandSpec.Flag.WRITE)) {
+      return reject(
+          stats, cs, "MISCONF Idem cannot write its log, so writes are refused: " + failure);
+    }
     long start = System.nanoTime();
     session.touch(spec.name(), System.currentTimeMillis());
     Reply reply;
@@ -47,6 +52,11 @@ public final class Dispatcher {
       // A bug, not bad input: say so, keep the connection and the server.
       log.error("command {} failed", spec.name(), e);
       reply = Reply.err("internal error in '" + spec.name() + "': " + e.getClass().getSimpleName());
+    }
+    if (spec.has(CommandSpec.Flag.WRITE)) {
+      // Whatever this command saw or changed is in the journal at or before lastSeq: the reply
+      // waits for it, so an acknowledged add is never lost, even one another client made.
+      session.requireDurable(server.engine().journal().lastSeq());
     }
     long micros = (System.nanoTime() - start) / 1000;
     cs.calls.increment();

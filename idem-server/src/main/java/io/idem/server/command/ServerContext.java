@@ -34,4 +34,9 @@ public interface ServerContext {
 
   /** Stops the server gracefully after this reply (SHUTDOWN). */
   void shutdown();
+
+  /** Why the log cannot be written, or null while it can: writes are refused then. */
+  default @org.jspecify.annotations.Nullable String journalFailure() {
+    return null;
+  }
 }

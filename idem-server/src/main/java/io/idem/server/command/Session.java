@@ -19,6 +19,7 @@ public final class Session {
   private volatile long lastCommandMillis;
   private volatile String lastCommand = "NULL";
   private volatile boolean closing;
+  private long durableSeqNeeded;
 
   /**
    * @param closer closes the connection after the replies already queued are written
@@ -100,6 +101,20 @@ public final class Session {
   public void touch(String command, long nowMillis) {
     this.lastCommand = command;
     this.lastCommandMillis = nowMillis;
+  }
+
+  /** The reply to the command being run may leave only once the log holds change {@code seq}. */
+  public void requireDurable(long seq) {
+    if (seq > durableSeqNeeded) {
+      durableSeqNeeded = seq;
+    }
+  }
+
+  /** The log position the last command's reply waits for (0: none), and resets it. */
+  public long takeDurableSeq() {
+    long s = durableSeqNeeded;
+    durableSeqNeeded = 0;
+    return s;
   }
 
   /** Asks the connection to close once the replies already queued are written (QUIT, KILL). */

@@ -13,6 +13,9 @@ public interface Journal extends AutoCloseable {
   /** The last sequence number handed out. */
   long lastSeq();
 
+  /** The last sequence number whose change is in the write-ahead log, with all before it. */
+  long durableSeq();
+
   /** A new value under a key (replacing nothing: the key was free). */
   long created(Entry entry, byte[] recipe);
 
@@ -51,6 +54,11 @@ public interface Journal extends AutoCloseable {
 
       @Override
       public long lastSeq() {
+        return seq.get();
+      }
+
+      @Override
+      public long durableSeq() {
         return seq.get();
       }
 

@@ -1,0 +1,1063 @@
+package io.idem.server.store;
+
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Entry;
+import io.idem.server.engine.Journal;
+import io.idem.server.engine.Key;
+import io.idem.server.engine.ValueCodec;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable keyspace: resident values snapshotted into RocksDB, and every change between
+ * snapshots logged through RocksDB's write-ahead log by one committer thread (group commit).
+ *
+ * <p>Column families and their byte layouts (format version 1, all integers big-endian):
+ *
+ * <pre>
+ * default  "format"                      -> u32 format version (1)
+ *          "seq"                         -> u64 last sequence number written
+ * names    'k' key bytes                 -> u64 value id | i64 expiry millis (Long.MAX_VALUE: none)
+ * objects  u64 id                        -> u8 type | u64 snapshot seq | i64 snapshot version
+ *                                           (-1: none, build from the recipe) | u32 n | n bytes recipe
+ * chunks   u64 id | i64 version | u32 i  -> up to 4 MiB of the value's snapshot, chunk i
+ * log      u64 seq                       -> u64 id | u8 op | payload (ValueCodec.apply's bytes)
+ * </pre>
+ *
+ * <p>Invariants: a value is its snapshot (or its recipe) plus the log records of its id with a
+ * sequence number above its snapshot seq, applied in order. A value is live iff a name points at
+ * it; objects and chunks no name or version points at are garbage, removed at start. The log is
+ * truncated only below a sequence number every dirty value has been snapshotted past.
+ */
+public final class RocksStore implements Journal {
+
+  private static final Logger log = LoggerFactory.getLogger(RocksStore.class);
+
+  static final int FORMAT_VERSION = 1;
+  static final int CHUNK_BYTES = 4 << 20;
+  private static final byte[] META_FORMAT = "format".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] META_SEQ = "seq".getBytes(StandardCharsets.US_ASCII);
+  private static final byte NAME_PREFIX = 'k';
+
+  /** A snapshot bigger than this is refused on load as corrupt: no value is near it. */
+  private static final long MAX_SNAPSHOT_BYTES = 64L << 30;
+
+  /** When the write-ahead log is fsynced. */
+  public enum FsyncPolicy {
+    ALWAYS,
+    EVERYSEC,
+    NO;
+
+    public static FsyncPolicy parse(String s) {
+      return valueOf(s.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  private final Path dir;
+  private final RocksDB db;
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions cfOptions;
+  private final List<ColumnFamilyHandle> handles;
+  private final ColumnFamilyHandle meta;
+  private final ColumnFamilyHandle names;
+  private final ColumnFamilyHandle objects;
+  private final ColumnFamilyHandle chunks;
+  private final ColumnFamilyHandle logCf;
+  private final Codecs codecs;
+
+  // Appends: sequence numbers are handed out and ops queued under appendLock, so the committer
+  // writes them in sequence order.
+  private final ReentrantLock appendLock = new ReentrantLock();
+  private final Condition hasWork = appendLock.newCondition();
+  private ArrayList<Op> pending = new ArrayList<>();
+  private long lastSeq;
+  private boolean committerWaiting;
+  private boolean closing;
+
+  private volatile long durableSeq;
+  private volatile long syncedSeq;
+  private volatile @Nullable String failure;
+  private volatile WriteOptions writeOptions;
+  private volatile FsyncPolicy policy;
+  private final WriteOptions noSync = new WriteOptions();
+  private final WriteOptions sync = new WriteOptions().setSync(true);
+
+  private final ReentrantLock waiterLock = new ReentrantLock();
+  private ArrayList<Waiter> waiters = new ArrayList<>();
+
+  /** Values changed since their last snapshot, by id. */
+  private final Map<Long, Entry> dirty = new ConcurrentHashMap<>();
+
+  private final java.util.concurrent.atomic.AtomicLong logBytesSinceSnapshot =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final ReentrantLock snapshotLock = new ReentrantLock();
+  private volatile long lastSnapshotMillis;
+  private volatile long lastSnapshotDurationMillis;
+  private volatile long snapshotsTaken;
+  private volatile boolean snapshotRunning;
+
+  private final Thread committer;
+  private final Thread syncer;
+
+  private record Waiter(long seq, Runnable action) {}
+
+  /** One change, written into the committer's batch in sequence order. */
+  private interface Op {
+    long seq();
+
+    void writeTo(WriteBatch batch) throws RocksDBException;
+
+    /** Bytes the op adds to the log, for the snapshot trigger. */
+    default long logBytes() {
+      return 0;
+    }
+  }
+
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private RocksStore(Path dir, Codecs codecs, FsyncPolicy policy) throws IOException {
+    this.dir = dir;
+    this.codecs = codecs;
+    this.policy = policy;
+    this.writeOptions = policy == FsyncPolicy.ALWAYS ? sync : noSync;
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new IOException("cannot create the data directory " + dir + ": " + e.getMessage(), e);
+    }
+    if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+      throw new IOException("the data directory " + dir + " is not a writable directory");
+    }
+    cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction();
+    List<ColumnFamilyDescriptor> descriptors =
+        List.of(
+            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+            new ColumnFamilyDescriptor(bytes("names"), cfOptions),
+            new ColumnFamilyDescriptor(bytes("objects"), cfOptions),
+            new ColumnFamilyDescriptor(bytes("chunks"), cfOptions),
+            new ColumnFamilyDescriptor(bytes("log"), cfOptions));
+    dbOptions =
+        new DBOptions()
+            .setCreateIfMissing(true)
+            .setCreateMissingColumnFamilies(true)
+            .setMaxTotalWalSize(256L << 20)
+            .setKeepLogFileNum(5)
+            .setInfoLogLevel(org.rocksdb.InfoLogLevel.WARN_LEVEL);
+    handles = new ArrayList<>();
+    try {
+      db = RocksDB.open(dbOptions, dir.toString(), descriptors, handles);
+    } catch (RocksDBException e) {
+      dbOptions.close();
+      cfOptions.close();
+      throw new IOException("cannot open the data directory " + dir + ": " + e.getMessage(), e);
+    }
+    meta = handles.get(0);
+    names = handles.get(1);
+    objects = handles.get(2);
+    chunks = handles.get(3);
+    logCf = handles.get(4);
+    committer = Thread.ofPlatform().name("idem-commit").daemon().unstarted(this::commitLoop);
+    syncer = Thread.ofPlatform().name("idem-fsync").daemon().unstarted(this::syncLoop);
+  }
+
+  /**
+   * Opens (or creates) the store in {@code dir}, loads every live value into a new engine, and
+   * starts the committer. The engine's changes are journaled here from then on.
+   */
+  public static Opened open(
+      Path dir, Codecs codecs, FsyncPolicy policy, java.util.function.LongSupplier clock)
+      throws IOException {
+    RocksStore store = new RocksStore(dir, codecs, policy);
+    try {
+      Engine engine = store.load(clock);
+      store.committer.start();
+      store.syncer.start();
+      return new Opened(store, engine);
+    } catch (IOException | RuntimeException e) {
+      store.closeDb();
+      throw e;
+    }
+  }
+
+  /** A store and the engine it loaded. */
+  public record Opened(RocksStore store, Engine engine) {}
+
+  // ---- loading
+
+  private Engine load(java.util.function.LongSupplier clock) throws IOException {
+    long started = System.nanoTime();
+    try {
+      byte[] format = db.get(meta, META_FORMAT);
+      if (format == null) {
+        db.put(meta, META_FORMAT, ByteBuffer.allocate(4).putInt(FORMAT_VERSION).array());
+      } else if (format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT_VERSION) {
+        throw new IOException(
+            "the data directory "
+                + dir
+                + " holds store format "
+                + (format.length == 4 ? ByteBuffer.wrap(format).getInt() : -1)
+                + "; this Idem reads format "
+                + FORMAT_VERSION);
+      }
+      byte[] seq = db.get(meta, META_SEQ);
+      long last = seq == null ? 0 : ByteBuffer.wrap(seq).getLong();
+
+      // Names: which ids are live, under which key, until when.
+      Map<Long, byte[]> nameOf = new HashMap<>();
+      Map<Long, Long> expiryOf = new HashMap<>();
+      try (RocksIterator it = db.newIterator(names)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] k = it.key();
+          ByteBuffer v = ByteBuffer.wrap(it.value());
+          if (k.length < 1 || k[0] != NAME_PREFIX || v.remaining() != 16) {
+            throw new IOException("corrupt name record in " + dir);
+          }
+          long id = v.getLong();
+          nameOf.put(id, Arrays.copyOfRange(k, 1, k.length));
+          expiryOf.put(id, v.getLong());
+        }
+      }
+
+      // Objects: snapshot or recipe of each live id; garbage goes.
+      Map<Long, Loaded> loaded = new HashMap<>();
+      long maxId = 0;
+      try (WriteBatch garbage = new WriteBatch();
+          RocksIterator it = db.newIterator(objects)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          long id = ByteBuffer.wrap(it.key()).getLong();
+          maxId = Math.max(maxId, id);
+          if (!nameOf.containsKey(id)) {
+            garbage.delete(objects, it.key());
+            garbage.deleteRange(chunks, idKey(id), idKey(id + 1));
+            continue;
+          }
+          loaded.put(id, loadObject(id, it.value()));
+        }
+        db.write(noSync, garbage);
+      }
+      for (Long id : nameOf.keySet()) {
+        if (!loaded.containsKey(id)) {
+          throw new IOException("corrupt store in " + dir + ": key without value, id " + id);
+        }
+      }
+      dropStaleChunks(loaded);
+
+      // The log: replay each live value's changes after its snapshot, in order.
+      long replayed = 0;
+      try (RocksIterator it = db.newIterator(logCf)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          long s = ByteBuffer.wrap(it.key()).getLong();
+          last = Math.max(last, s);
+          ByteBuffer v = ByteBuffer.wrap(it.value());
+          long id = v.getLong();
+          maxId = Math.max(maxId, id);
+          Loaded l = loaded.get(id);
+          if (l == null || s <= l.snapshotSeq) {
+            continue;
+          }
+          byte op = v.get();
+          byte[] payload = new byte[v.remaining()];
+          v.get(payload);
+          apply(l, op, payload);
+          l.dirty = true;
+          replayed++;
+        }
+      }
+      this.lastSeq = last;
+      this.durableSeq = last;
+      this.syncedSeq = last;
+
+      Engine engine = new Engine(this, maxId + 1, clock);
+      for (Map.Entry<Long, Loaded> e : loaded.entrySet()) {
+        long id = e.getKey();
+        Loaded l = e.getValue();
+        Entry entry = engine.load(new Key(nameOf.get(id)), id, l.codec, l.value, expiryOf.get(id));
+        if (l.dirty) {
+          dirty.put(id, entry);
+        }
+      }
+      lastSnapshotMillis = System.currentTimeMillis();
+      log.info(
+          "loaded {} keys and replayed {} log records from {} in {} ms",
+          loaded.size(),
+          replayed,
+          dir,
+          (System.nanoTime() - started) / 1_000_000);
+      return engine;
+    } catch (RocksDBException e) {
+      throw new IOException("cannot read the data directory " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static final class Loaded {
+    final ValueCodec<?> codec;
+    final Object value;
+    final long snapshotSeq;
+    final long version;
+    boolean dirty;
+
+    Loaded(ValueCodec<?> codec, Object value, long snapshotSeq, long version) {
+      this.codec = codec;
+      this.value = value;
+      this.snapshotSeq = snapshotSeq;
+      this.version = version;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void apply(Loaded l, byte op, byte[] payload) throws IOException {
+    ((ValueCodec<Object>) l.codec).apply(l.value, op, payload);
+  }
+
+  private Loaded loadObject(long id, byte[] record) throws IOException, RocksDBException {
+    ByteBuffer v = ByteBuffer.wrap(record);
+    if (v.remaining() < 21) {
+      throw new IOException("corrupt object record for id " + id);
+    }
+    byte type = v.get();
+    long snapshotSeq = v.getLong();
+    long version = v.getLong();
+    int n = v.getInt();
+    if (n < 0 || n != v.remaining()) {
+      throw new IOException("corrupt object record for id " + id);
+    }
+    byte[] recipe = new byte[n];
+    v.get(recipe);
+    ValueCodec<?> codec = codecs.byId(type);
+    if (codec == null) {
+      throw new IOException("unknown value type " + (type & 0xff) + " for id " + id);
+    }
+    Object value;
+    if (version < 0) {
+      value = codec.create(recipe);
+    } else {
+      try (InputStream in = new ChunkInput(id, version)) {
+        value = codec.read(in, MAX_SNAPSHOT_BYTES);
+      }
+    }
+    return new Loaded(codec, value, snapshotSeq, version);
+  }
+
+  /** Removes chunks of versions no object points at (a snapshot cut short by a crash). */
+  private void dropStaleChunks(Map<Long, Loaded> loaded) throws RocksDBException {
+    try (WriteBatch garbage = new WriteBatch();
+        RocksIterator it = db.newIterator(chunks)) {
+      it.seekToFirst();
+      while (it.isValid()) {
+        ByteBuffer k = ByteBuffer.wrap(it.key());
+        long id = k.getLong();
+        long version = k.getLong();
+        Loaded l = loaded.get(id);
+        if (l == null || l.version != version) {
+          byte[] from = chunkKey(id, version, 0);
+          byte[] to = version == Long.MAX_VALUE ? idKey(id + 1) : chunkKey(id, version + 1, 0);
+          garbage.deleteRange(chunks, from, to);
+          it.seek(to);
+        } else {
+          it.seek(chunkKey(id, version + 1, 0));
+        }
+      }
+      db.write(noSync, garbage);
+    }
+  }
+
+  /** Streams one snapshot's chunks in order, one chunk in memory at a time. */
+  private final class ChunkInput extends InputStream {
+    private final RocksIterator it;
+    private final long id;
+    private final long version;
+    private int nextIndex;
+    private byte @Nullable [] buf;
+    private int pos;
+
+    ChunkInput(long id, long version) {
+      this.id = id;
+      this.version = version;
+      this.it = db.newIterator(chunks);
+      it.seek(chunkKey(id, version, 0));
+    }
+
+    private boolean fill() throws IOException {
+      while (buf == null || pos == buf.length) {
+        if (!it.isValid()) {
+          return false;
+        }
+        ByteBuffer k = ByteBuffer.wrap(it.key());
+        if (k.remaining() != 20 || k.getLong() != id || k.getLong() != version) {
+          return false;
+        }
+        if (k.getInt() != nextIndex) {
+          throw new IOException("snapshot of value " + id + " misses chunk " + nextIndex);
+        }
+        buf = it.value();
+        pos = 0;
+        nextIndex++;
+        it.next();
+      }
+      return true;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return fill() ? buf[pos++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (!fill()) {
+        return -1;
+      }
+      int n = Math.min(len, buf.length - pos);
+      System.arraycopy(buf, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+
+    @Override
+    public void close() {
+      it.close();
+    }
+  }
+
+  // ---- the journal
+
+  private long append(Op op) {
+    // caller holds appendLock
+    pending.add(op);
+    if (committerWaiting) {
+      committerWaiting = false;
+      hasWork.signal();
+    }
+    return op.seq();
+  }
+
+  @Override
+  public long lastSeq() {
+    appendLock.lock();
+    try {
+      return lastSeq;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public long durableSeq() {
+    return durableSeq;
+  }
+
+  @Override
+  public long created(Entry entry, byte[] recipe) {
+    byte[] name = nameKey(entry.key());
+    byte[] nameValue = nameValue(entry);
+    long id = entry.id();
+    byte type = entry.codec().typeId();
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      byte[] object = objectValue(type, seq, -1, recipe);
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.put(names, name, nameValue);
+              b.put(objects, idKey(id), object);
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public long mutated(Entry entry, byte op, byte[] payload) {
+    byte[] record =
+        ByteBuffer.allocate(9 + payload.length).putLong(entry.id()).put(op).put(payload).array();
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      dirty.put(entry.id(), entry);
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.put(logCf, seqKey(seq), record);
+            }
+
+            @Override
+            public long logBytes() {
+              return record.length + 16;
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public long deleted(Entry entry) {
+    byte[] name = nameKey(entry.key());
+    long id = entry.id();
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      dirty.remove(id);
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.delete(names, name);
+              dropObject(b, id);
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private void dropObject(WriteBatch b, long id) throws RocksDBException {
+    b.delete(objects, idKey(id));
+    b.deleteRange(chunks, idKey(id), idKey(id + 1));
+  }
+
+  @Override
+  public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+    byte[] oldName = nameKey(from);
+    byte[] newName = nameKey(entry.key());
+    byte[] nameValue = nameValue(entry);
+    long dropped = overwritten == null ? -1 : overwritten.id();
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      if (dropped >= 0) {
+        dirty.remove(dropped);
+      }
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.delete(names, oldName);
+              b.put(names, newName, nameValue);
+              if (dropped >= 0) {
+                dropObject(b, dropped);
+              }
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public long expiryChanged(Entry entry) {
+    byte[] name = nameKey(entry.key());
+    byte[] nameValue = nameValue(entry);
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.put(names, name, nameValue);
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public long flushed() {
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      dirty.clear();
+      return append(
+          new Op() {
+            @Override
+            public long seq() {
+              return seq;
+            }
+
+            @Override
+            public void writeTo(WriteBatch b) throws RocksDBException {
+              b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
+              b.deleteRange(objects, idKey(0), idKey(-1));
+              b.deleteRange(chunks, idKey(0), idKey(-1));
+              b.deleteRange(logCf, seqKey(0), seqKey(seq));
+            }
+          });
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public void whenDurable(long seq, Runnable action) {
+    if (seq <= durableSeq || failure != null) {
+      action.run();
+      return;
+    }
+    waiterLock.lock();
+    try {
+      if (seq > durableSeq) {
+        waiters.add(new Waiter(seq, action));
+        return;
+      }
+    } finally {
+      waiterLock.unlock();
+    }
+    action.run();
+  }
+
+  /** Why the log cannot be written, or null while it can. Writes are refused once set. */
+  public @Nullable String failure() {
+    return failure;
+  }
+
+  public void setFsyncPolicy(FsyncPolicy p) {
+    this.policy = p;
+    this.writeOptions = p == FsyncPolicy.ALWAYS ? sync : noSync;
+  }
+
+  public FsyncPolicy fsyncPolicy() {
+    return policy;
+  }
+
+  // ---- the committer
+
+  private void commitLoop() {
+    ArrayList<Op> spare = new ArrayList<>();
+    while (true) {
+      ArrayList<Op> ops;
+      appendLock.lock();
+      try {
+        while (pending.isEmpty() && !closing) {
+          committerWaiting = true;
+          hasWork.awaitUninterruptibly();
+        }
+        if (pending.isEmpty()) {
+          return; // closing, and everything is written
+        }
+        ops = pending;
+        pending = spare;
+      } finally {
+        appendLock.unlock();
+      }
+      long last = ops.getLast().seq();
+      long bytes = 0;
+      try (WriteBatch batch = new WriteBatch()) {
+        for (Op op : ops) {
+          op.writeTo(batch);
+          bytes += op.logBytes();
+        }
+        batch.put(meta, META_SEQ, seqKey(last));
+        db.write(writeOptions, batch);
+        if (writeOptions == sync) {
+          syncedSeq = last;
+        }
+      } catch (RocksDBException | RuntimeException e) {
+        log.error("cannot write the log; refusing writes from now on", e);
+        failure = "cannot write the log: " + e.getMessage();
+      }
+      logBytesSinceSnapshot.addAndGet(bytes);
+      if (failure == null) {
+        durableSeq = last;
+      }
+      ops.clear();
+      spare = ops;
+      runWaiters();
+    }
+  }
+
+  private void runWaiters() {
+    ArrayList<Waiter> ready = new ArrayList<>();
+    waiterLock.lock();
+    try {
+      if (waiters.isEmpty()) {
+        return;
+      }
+      long durable = durableSeq;
+      boolean failed = failure != null;
+      ArrayList<Waiter> keep = new ArrayList<>();
+      for (Waiter w : waiters) {
+        (w.seq() <= durable || failed ? ready : keep).add(w);
+      }
+      waiters = keep;
+    } finally {
+      waiterLock.unlock();
+    }
+    for (Waiter w : ready) {
+      try {
+        w.action().run();
+      } catch (RuntimeException e) {
+        log.error("a durability waiter failed", e);
+      }
+    }
+  }
+
+  private void syncLoop() {
+    while (!closing) {
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        return;
+      }
+      long durable = durableSeq;
+      if (policy == FsyncPolicy.EVERYSEC && durable > syncedSeq) {
+        try {
+          db.syncWal();
+          syncedSeq = durable;
+        } catch (RocksDBException e) {
+          log.error("cannot fsync the log", e);
+          failure = "cannot fsync the log: " + e.getMessage();
+        }
+      }
+    }
+  }
+
+  /** Log records written since the last snapshot ended, in bytes. */
+  public long logBytesSinceSnapshot() {
+    return logBytesSinceSnapshot.get();
+  }
+
+  /** Changes handed out but not yet in the write-ahead log. */
+  public long pendingChanges() {
+    return lastSeq() - durableSeq;
+  }
+
+  public long lastSnapshotMillis() {
+    return lastSnapshotMillis;
+  }
+
+  public long lastSnapshotDurationMillis() {
+    return lastSnapshotDurationMillis;
+  }
+
+  public long snapshotsTaken() {
+    return snapshotsTaken;
+  }
+
+  public boolean snapshotRunning() {
+    return snapshotRunning;
+  }
+
+  public int dirtyValues() {
+    return dirty.size();
+  }
+
+  /** Bytes the data directory's files take (SST files, write-ahead logs, manifests). */
+  public long diskBytes() {
+    try (var files = Files.list(dir)) {
+      return files
+          .mapToLong(
+              p -> {
+                try {
+                  return Files.isRegularFile(p) ? Files.size(p) : 0;
+                } catch (IOException e) {
+                  return 0; // a file compacted away while we looked
+                }
+              })
+          .sum();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  // ---- snapshots
+
+  /**
+   * Snapshots every value changed since its last snapshot, then truncates the log below the
+   * sequence number the round started at. One round at a time; a caller arriving during a round
+   * waits for it, then runs its own (so SAVE always covers what it followed).
+   */
+  public void snapshot(Engine engine) throws IOException {
+    snapshotLock.lock();
+    snapshotRunning = true;
+    long started = System.currentTimeMillis();
+    try {
+      long roundStart = lastSeq();
+      logBytesSinceSnapshot.set(0);
+      for (Entry e : List.copyOf(dirty.values())) {
+        snapshotOne(engine, e);
+      }
+      long bound = roundStart;
+      appendLock.lock();
+      try {
+        long seq = ++lastSeq;
+        append(
+            new Op() {
+              @Override
+              public long seq() {
+                return seq;
+              }
+
+              @Override
+              public void writeTo(WriteBatch b) throws RocksDBException {
+                b.deleteRange(logCf, seqKey(0), seqKey(bound + 1));
+              }
+            });
+      } finally {
+        appendLock.unlock();
+      }
+      lastSnapshotMillis = System.currentTimeMillis();
+      lastSnapshotDurationMillis = lastSnapshotMillis - started;
+      snapshotsTaken++;
+    } finally {
+      snapshotRunning = false;
+      snapshotLock.unlock();
+    }
+  }
+
+  /** A snapshot taken under the key's lock: the value's bytes and the seq they are current at. */
+  private record Image(long seq, byte type, List<byte[]> chunks) {}
+
+  private void snapshotOne(Engine engine, Entry e) throws IOException {
+    Image image =
+        engine.locked(
+            e,
+            en -> {
+              dirty.remove(en.id(), en);
+              ChunkedOutput out = new ChunkedOutput();
+              try {
+                write(en, out);
+              } catch (IOException x) {
+                throw new java.io.UncheckedIOException(x);
+              }
+              return new Image(lastSeq(), en.codec().typeId(), out.finish());
+            });
+    if (image == null) {
+      dirty.remove(e.id(), e);
+      return; // deleted meanwhile
+    }
+    long version = image.seq();
+    long id = e.id();
+    try (WriteBatch b = new WriteBatch()) {
+      long batched = 0;
+      for (int i = 0; i < image.chunks().size(); i++) {
+        byte[] c = image.chunks().get(i);
+        b.put(chunks, chunkKey(id, version, i), c);
+        batched += c.length;
+        if (batched >= 16 << 20) {
+          db.write(noSync, b);
+          b.clear();
+          batched = 0;
+        }
+      }
+      db.write(noSync, b);
+    } catch (RocksDBException x) {
+      dirty.put(e.id(), e);
+      throw new IOException("cannot write a snapshot: " + x.getMessage(), x);
+    }
+    // Point the object at the new version, unless the value went away while chunks were written
+    // (then the chunks are garbage, dropped at the next start).
+    engine.locked(
+        e,
+        en -> {
+          appendLock.lock();
+          try {
+            long seq = ++lastSeq;
+            byte[] object = objectValue(image.type(), image.seq(), version, new byte[0]);
+            append(
+                new Op() {
+                  @Override
+                  public long seq() {
+                    return seq;
+                  }
+
+                  @Override
+                  public void writeTo(WriteBatch b) throws RocksDBException {
+                    b.put(objects, idKey(id), object);
+                    b.deleteRange(chunks, chunkKey(id, 0, 0), chunkKey(id, version, 0));
+                  }
+                });
+          } finally {
+            appendLock.unlock();
+          }
+          return null;
+        });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void write(Entry e, java.io.OutputStream out) throws IOException {
+    ((ValueCodec<Object>) e.codec()).write(e.value(), out);
+  }
+
+  /** Collects a snapshot into chunks of {@link #CHUNK_BYTES}. */
+  private static final class ChunkedOutput extends java.io.OutputStream {
+    private final List<byte[]> done = new ArrayList<>();
+    private ByteArrayOutputStream current = new ByteArrayOutputStream(64);
+
+    @Override
+    public void write(int b) {
+      current.write(b);
+      roll();
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      while (len > 0) {
+        int n = Math.min(len, CHUNK_BYTES - current.size());
+        current.write(b, off, n);
+        off += n;
+        len -= n;
+        roll();
+      }
+    }
+
+    private void roll() {
+      if (current.size() >= CHUNK_BYTES) {
+        done.add(current.toByteArray());
+        current = new ByteArrayOutputStream(64);
+      }
+    }
+
+    List<byte[]> finish() {
+      if (current.size() > 0) {
+        done.add(current.toByteArray());
+      }
+      return done;
+    }
+  }
+
+  // ---- closing
+
+  /**
+   * Writes what is queued, fsyncs the log, and closes RocksDB. Callers stop the engine's writers
+   * first.
+   */
+  @Override
+  public void close() {
+    appendLock.lock();
+    try {
+      if (closing) {
+        return;
+      }
+      closing = true;
+      hasWork.signal();
+    } finally {
+      appendLock.unlock();
+    }
+    try {
+      committer.join();
+      syncer.interrupt();
+      syncer.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      db.syncWal();
+    } catch (RocksDBException e) {
+      log.error("cannot fsync the log at close", e);
+    }
+    closeDb();
+  }
+
+  private void closeDb() {
+    for (ColumnFamilyHandle h : handles) {
+      h.close();
+    }
+    db.close();
+    dbOptions.close();
+    cfOptions.close();
+    noSync.close();
+    sync.close();
+  }
+
+  // ---- keys
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  static byte[] nameKey(Key key) {
+    byte[] k = key.bytes();
+    byte[] out = new byte[k.length + 1];
+    out[0] = NAME_PREFIX;
+    System.arraycopy(k, 0, out, 1, k.length);
+    return out;
+  }
+
+  private static byte[] nameValue(Entry e) {
+    return ByteBuffer.allocate(16).putLong(e.id()).putLong(e.expireAtMillis()).array();
+  }
+
+  private static byte[] objectValue(byte type, long seq, long version, byte[] recipe) {
+    return ByteBuffer.allocate(21 + recipe.length)
+        .put(type)
+        .putLong(seq)
+        .putLong(version)
+        .putInt(recipe.length)
+        .put(recipe)
+        .array();
+  }
+
+  /** Ids order as unsigned big-endian bytes; idKey(-1) is past every id. */
+  static byte[] idKey(long id) {
+    return ByteBuffer.allocate(8).putLong(id).array();
+  }
+
+  static byte[] seqKey(long seq) {
+    return ByteBuffer.allocate(8).putLong(seq).array();
+  }
+
+  static byte[] chunkKey(long id, long version, int index) {
+    return ByteBuffer.allocate(20).putLong(id).putLong(version).putInt(index).array();
+  }
+}

@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -45,6 +46,8 @@ public final class BloomFilter implements MembershipFilter {
   private static final long[] PROBE = probeMultipliers();
 
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final VarHandle LONG_BE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final long capacity;
   private final double errorRate;
@@ -66,6 +69,27 @@ public final class BloomFilter implements MembershipFilter {
     Sizing s = sizing(capacity, errorRate);
     return new BloomFilter(
         capacity, errorRate, s.hashes(), s.blocks(), new long[s.blocks() * WORDS_PER_BLOCK]);
+  }
+
+  /**
+   * An empty filter of an explicit shape whose item count starts at {@code items}: what a loader
+   * builds from a dump's header before the bits arrive in chunks ({@link #orWords}). The ranges are
+   * those of the format; the caller decides whether the memory may be spent.
+   */
+  public static BloomFilter ofShape(
+      long capacity, double errorRate, int hashes, int blocks, long items) {
+    checkArgument(
+        capacity >= 1 && capacity <= 1L << 62, "capacity (%s) must be in [1, 2^62]", capacity);
+    checkArgument(errorRate > 0 && errorRate < 1, "error rate (%s) must be in (0, 1)", errorRate);
+    checkArgument(
+        hashes >= 1 && hashes <= MAX_HASHES, "hashes (%s) must be in [1, %s]", hashes, MAX_HASHES);
+    checkArgument(
+        blocks >= 1 && blocks <= MAX_BLOCKS, "blocks (%s) must be in [1, %s]", blocks, MAX_BLOCKS);
+    checkArgument(items >= 0, "items (%s) must be >= 0", items);
+    BloomFilter f =
+        new BloomFilter(capacity, errorRate, hashes, blocks, new long[blocks * WORDS_PER_BLOCK]);
+    f.items.add(items);
+    return f;
   }
 
   /** The shape a filter for this capacity and rate gets, without building it. */
@@ -226,6 +250,40 @@ public final class BloomFilter implements MembershipFilter {
 
   public long bitSize() {
     return (long) blocks * BLOCK_BITS;
+  }
+
+  /** The bit array's length in 64-bit words, 8 per block. */
+  public int wordCount() {
+    return words.length;
+  }
+
+  /**
+   * Copies words {@code [from, from + count)} of the bit array into {@code dst} at {@code offset},
+   * each as 8 big-endian bytes: the order of the bit array in the format (see the table below).
+   */
+  public void copyWords(int from, int count, byte[] dst, int offset) {
+    Objects.checkFromIndexSize(from, count, words.length);
+    Objects.checkFromIndexSize((long) offset, count * 8L, dst.length);
+    for (int i = 0; i < count; i++) {
+      LONG_BE.set(dst, offset + 8 * i, words[from + i]);
+    }
+  }
+
+  /**
+   * ORs {@code count} big-endian words read from {@code src} at {@code offset} into words {@code
+   * [from, from + count)}: bits only go from 0 to 1, so items already present stay present. The
+   * item count is unchanged.
+   */
+  public void orWords(int from, int count, byte[] src, int offset) {
+    Objects.checkFromIndexSize(from, count, words.length);
+    Objects.checkFromIndexSize((long) offset, count * 8L, src.length);
+    long[] w = words;
+    for (int i = 0; i < count; i++) {
+      long bits = (long) LONG_BE.get(src, offset + 8 * i);
+      if ((bits & ~w[from + i]) != 0) {
+        WORDS.getAndBitwiseOr(w, from + i, bits);
+      }
+    }
   }
 
   @Override

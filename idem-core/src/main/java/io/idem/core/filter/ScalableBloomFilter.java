@@ -91,6 +91,35 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return new ScalableBloomFilter(errorRate, capacity, 0, false, layers);
   }
 
+  /**
+   * A filter of the given layers, oldest first, as a loader rebuilds one from a dump. {@code
+   * expansion} 0 means non-scaling, which has exactly one layer.
+   */
+  public static ScalableBloomFilter ofLayers(
+      double errorRate, long initialCapacity, int expansion, List<BloomFilter> layers) {
+    checkArgument(errorRate > 0 && errorRate < 1, "error rate (%s) must be in (0, 1)", errorRate);
+    checkArgument(
+        initialCapacity >= 1 && initialCapacity <= 1L << 62,
+        "initial capacity (%s) must be in [1, 2^62]",
+        initialCapacity);
+    checkArgument(
+        expansion >= 0 && expansion <= MAX_EXPANSION,
+        "expansion (%s) must be in [0, %s]",
+        expansion,
+        MAX_EXPANSION);
+    checkArgument(
+        !layers.isEmpty() && layers.size() <= MAX_LAYERS,
+        "layers (%s) must be in [1, %s]",
+        layers.size(),
+        MAX_LAYERS);
+    checkArgument(
+        expansion != 0 || layers.size() == 1,
+        "a non-scaling filter has one layer, not %s",
+        layers.size());
+    return new ScalableBloomFilter(
+        errorRate, initialCapacity, expansion, expansion != 0, new ArrayList<>(layers));
+  }
+
   /** The capacity and rate of layer {@code i} (0-based) of a filter so configured. */
   public static BloomFilter.Sizing layerSizing(
       long capacity, double errorRate, int expansion, boolean scaling, int i) {

@@ -161,6 +161,81 @@ class BloomFilterTest {
   }
 
   @Test
+  void copyWordsThenOrWords_intoAnEmptyFilterOfTheSameShape_givesTheSameFilter() throws Exception {
+    BloomFilter a = BloomFilter.create(3000, 0.01);
+    Items items = new Items(7);
+    for (int i = 0; i < 3000; i++) {
+      items.add(a, i);
+    }
+    BloomFilter b = BloomFilter.ofShape(a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount());
+    assertThat(b.wordCount()).isEqualTo(a.blocks() * 8);
+    // In two uneven pieces, at offsets into the byte array, as a chunked loader does.
+    int half = 37;
+    byte[] bytes = new byte[3 + a.wordCount() * 8];
+    a.copyWords(0, half, bytes, 3);
+    a.copyWords(half, a.wordCount() - half, bytes, 3 + half * 8);
+    b.orWords(half, a.wordCount() - half, bytes, 3 + half * 8);
+    b.orWords(0, half, bytes, 3);
+    assertThat(format(b)).isEqualTo(format(a));
+  }
+
+  @Test
+  void copyWords_isTheBitArrayOfTheFormat() throws Exception {
+    BloomFilter a = BloomFilter.create(100, 0.01);
+    new Items(3).add(a, 1);
+    byte[] words = new byte[a.wordCount() * 8];
+    a.copyWords(0, a.wordCount(), words, 0);
+    byte[] format = format(a);
+    // Frame of 8 bytes, body header of 29, then the bit array, then the CRC.
+    assertThat(java.util.Arrays.copyOfRange(format, 8 + 29, format.length - 4)).isEqualTo(words);
+  }
+
+  @Test
+  void orWords_keepsBitsAlreadySetAndTheItemCount() {
+    BloomFilter a = BloomFilter.create(100, 0.01);
+    Items items = new Items(4);
+    items.add(a, 1);
+    a.orWords(0, a.wordCount(), new byte[a.wordCount() * 8], 0);
+    assertThat(items.mightContain(a, 1)).isTrue();
+    assertThat(a.itemCount()).isEqualTo(1);
+  }
+
+  @Test
+  void copyWordsAndOrWords_outOfRange_throw() {
+    BloomFilter a = BloomFilter.create(100, 0.01);
+    int n = a.wordCount();
+    assertThatThrownBy(() -> a.copyWords(1, n, new byte[n * 8], 0))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> a.copyWords(0, n, new byte[n * 8 - 1], 0))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> a.orWords(0, 1, new byte[8], 1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> a.orWords(-1, 1, new byte[8], 0))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void ofShape_badArguments_namesTheValue() {
+    assertThatThrownBy(() -> BloomFilter.ofShape(0, 0.01, 7, 1, 0))
+        .hasMessage("capacity (0) must be in [1, 2^62]");
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0, 7, 1, 0))
+        .hasMessage("error rate (0.0) must be in (0, 1)");
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 33, 1, 0))
+        .hasMessage("hashes (33) must be in [1, 32]");
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 0, 0))
+        .hasMessage("blocks (0) must be in [1, 268435454]");
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 1, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("items (-1) must be >= 0");
+  }
+
+  private static byte[] format(MembershipFilter f) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    f.writeTo(out);
+    return out.toByteArray();
+  }
+
+  @Test
   void mergeFrom_sameShape_containsBoth() {
     BloomFilter a = BloomFilter.create(10_000, 0.01);
     BloomFilter b = BloomFilter.create(10_000, 0.01);

@@ -147,4 +147,68 @@ class ScalableBloomFilterTest {
       assertThat(f.layer(i).capacity()).isEqualTo(s.capacity());
     }
   }
+
+  @Test
+  void ofLayers_theLayersOfAFilter_givesTheSameFilter() throws Exception {
+    ScalableBloomFilter f = ScalableBloomFilter.create(100, 0.01, 2);
+    Items items = new Items(6);
+    for (int i = 0; i < 500; i++) {
+      items.add(f, i);
+    }
+    java.util.List<BloomFilter> layers = new java.util.ArrayList<>();
+    for (int i = 0; i < f.layerCount(); i++) {
+      BloomFilter l = f.layer(i);
+      BloomFilter copy =
+          BloomFilter.ofShape(
+              l.capacity(), l.configuredErrorRate(), l.hashes(), l.blocks(), l.itemCount());
+      byte[] words = new byte[l.wordCount() * 8];
+      l.copyWords(0, l.wordCount(), words, 0);
+      copy.orWords(0, copy.wordCount(), words, 0);
+      layers.add(copy);
+    }
+    ScalableBloomFilter g = ScalableBloomFilter.ofLayers(0.01, 100, 2, layers);
+    assertThat(bytes(g)).isEqualTo(bytes(f));
+    // It keeps growing as the original would.
+    for (int i = 500; i < 1000; i++) {
+      assertThat(items.add(g, i)).isEqualTo(items.add(f, i));
+    }
+    assertThat(bytes(g)).isEqualTo(bytes(f));
+  }
+
+  @Test
+  void ofLayers_nonScaling_isOneLayerThatRefusesToGrow() {
+    ScalableBloomFilter g =
+        ScalableBloomFilter.ofLayers(0.01, 10, 0, java.util.List.of(BloomFilter.create(10, 0.01)));
+    assertThat(g.isScaling()).isFalse();
+    Items items = new Items(8);
+    assertThatThrownBy(
+            () -> {
+              for (int i = 0; i < 100; i++) {
+                items.add(g, i);
+              }
+            })
+        .isInstanceOf(FilterFullException.class);
+  }
+
+  @Test
+  void ofLayers_badArguments_throw() {
+    BloomFilter l = BloomFilter.create(10, 0.01);
+    assertThatThrownBy(() -> ScalableBloomFilter.ofLayers(0.01, 10, 0, java.util.List.of(l, l)))
+        .hasMessage("a non-scaling filter has one layer, not 2");
+    assertThatThrownBy(() -> ScalableBloomFilter.ofLayers(0.01, 10, 2, java.util.List.of()))
+        .hasMessage("layers (0) must be in [1, 1000]");
+    assertThatThrownBy(() -> ScalableBloomFilter.ofLayers(0.01, 10, -1, java.util.List.of(l)))
+        .hasMessage("expansion (-1) must be in [0, 32768]");
+    assertThatThrownBy(() -> ScalableBloomFilter.ofLayers(1.5, 10, 2, java.util.List.of(l)))
+        .hasMessage("error rate (1.5) must be in (0, 1)");
+    assertThatThrownBy(() -> ScalableBloomFilter.ofLayers(0.01, 0, 2, java.util.List.of(l)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("initial capacity (0) must be in [1, 2^62]");
+  }
+
+  private static byte[] bytes(MembershipFilter f) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    f.writeTo(out);
+    return out.toByteArray();
+  }
 }

@@ -44,7 +44,9 @@ public final class CuckooFilter implements MembershipFilter {
    * stored fingerprint is ever lost. Unlike RedisBloom, which takes victims 0, 1, 0, 1, ..., the
    * victim is chosen at random: with bucket size 2 and 20 kicks the first failure then comes at
    * a load of about 0.62 instead of 0.48 (measured while choosing; loadTarget's margins are
-   * pinned by CuckooFilterTest).
+   * pinned by CuckooFilterTest). The randomness is a pure function of the item's hash and the
+   * item count, seeded afresh for each chain, so the same snapshot given the same operations
+   * makes the same tables: a server replays its log on a snapshot and must get the filter back.
    */
 
   static final int FORMAT_VERSION = 1; // append-only; see FilterFormatTest
@@ -76,7 +78,6 @@ public final class CuckooFilter implements MembershipFilter {
   private final List<Table> tables;
   private long items;
   private long deletes;
-  private long random = 0x1DE3L; // LCG state for victim choice; need not survive a restart
   private long[] kickBuckets = new long[0];
   private int[] kickSlots = new int[0];
 
@@ -286,7 +287,7 @@ public final class CuckooFilter implements MembershipFilter {
       }
     }
     Table newest = tables.getLast();
-    if (kick(newest, Long.remainderUnsigned(h1, newest.buckets), fp)) {
+    if (kick(newest, Long.remainderUnsigned(h1, newest.buckets), fp, kickSeed(h1, h2, items))) {
       items++;
       return;
     }
@@ -295,11 +296,20 @@ public final class CuckooFilter implements MembershipFilter {
     items++;
   }
 
-  private boolean kick(Table table, long bucket, long fp) {
+  /** The victim sequence's seed: only what a snapshot holds and what the operation brings. */
+  private static long kickSeed(long h1, long h2, long items) {
+    long z = h1 ^ Long.rotateLeft(h2, 29) ^ items * 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  private boolean kick(Table table, long bucket, long fp, long seed) {
     if (kickBuckets.length < maxIterations) {
       kickBuckets = new long[maxIterations];
       kickSlots = new int[maxIterations];
     }
+    long random = seed; // LCG state: victims are picked by its high bits
     long carried = fp;
     long at = bucket;
     for (int n = 0; n < maxIterations; n++) {

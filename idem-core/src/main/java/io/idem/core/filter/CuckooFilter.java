@@ -9,8 +9,12 @@ import io.idem.core.hash.Hash128;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A cuckoo filter with RedisBloom's semantics (bucket size 2, 20 kicks, expansion 1; add, add if
@@ -67,6 +71,9 @@ public final class CuckooFilter implements MembershipFilter {
 
   /** The most bits one sub-table may hold: the longs a Java array can index. */
   static final long MAX_TABLE_BITS = (Integer.MAX_VALUE - 8) * 64L;
+
+  private static final VarHandle LONG_BE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final long capacity;
   private final double errorRate;
@@ -208,6 +215,121 @@ public final class CuckooFilter implements MembershipFilter {
         s.bits(),
         MAX_TABLE_BITS);
     return s;
+  }
+
+  /**
+   * Everything that fixes a filter's layout apart from its fingerprints: what {@link #ofShape}
+   * needs to build the same filter, empty. Sub-table t has {@code firstBuckets * expansion^t}
+   * buckets.
+   */
+  public record Shape(
+      long capacity,
+      double errorRate,
+      int fingerprintBits,
+      int bucketSize,
+      int maxIterations,
+      int expansion,
+      long firstBuckets,
+      int tables) {
+
+    /**
+     * @throws IllegalArgumentException naming the first field out of the format's range
+     */
+    public Shape {
+      checkArgument(
+          capacity >= 1 && capacity <= 1L << 40, "capacity (%s) must be in [1, 2^40]", capacity);
+      checkArgument(
+          errorRate > 0 && errorRate <= 1, "error rate (%s) must be in (0, 1]", errorRate);
+      checkArgument(
+          fingerprintBits >= 1 && fingerprintBits <= MAX_FINGERPRINT_BITS,
+          "fingerprint bits (%s) must be in [1, %s]",
+          fingerprintBits,
+          MAX_FINGERPRINT_BITS);
+      checkArgument(
+          bucketSize >= 1 && bucketSize <= MAX_BUCKET_SIZE,
+          "bucket size (%s) must be in [1, %s]",
+          bucketSize,
+          MAX_BUCKET_SIZE);
+      checkArgument(
+          maxIterations >= 1 && maxIterations <= MAX_ITERATIONS,
+          "max iterations (%s) must be in [1, %s]",
+          maxIterations,
+          MAX_ITERATIONS);
+      checkArgument(
+          expansion >= 0 && expansion <= MAX_EXPANSION,
+          "expansion (%s) must be in [0, %s]",
+          expansion,
+          MAX_EXPANSION);
+      checkArgument(
+          tables >= 1 && tables <= MAX_TABLES && (expansion != 0 || tables == 1),
+          "sub-tables (%s) must be in [1, %s], and 1 when expansion is 0",
+          tables,
+          MAX_TABLES);
+      checkArgument(firstBuckets >= 1, "buckets (%s) must be >= 1", firstBuckets);
+      // In doubles first: buckets * expansion^t * bucket size * bits must not overflow a long.
+      for (int t = 0; t < tables; t++) {
+        double bits = firstBuckets * Math.pow(expansion, t) * bucketSize * fingerprintBits;
+        checkArgument(
+            bits <= MAX_TABLE_BITS, "sub-table %s is over the limit of %s bits", t, MAX_TABLE_BITS);
+      }
+    }
+
+    /** Buckets of sub-table t. */
+    public long buckets(int t) {
+      return t == 0 ? firstBuckets : (long) (firstBuckets * Math.pow(expansion, t));
+    }
+
+    /** The 64-bit words that hold sub-table t's slots. */
+    public long words(int t) {
+      return Table.wordsFor(buckets(t), bucketSize, fingerprintBits);
+    }
+
+    /** Bytes of every sub-table's words: the memory {@link #ofShape} allocates. */
+    public long bytes() {
+      long sum = 0;
+      for (int t = 0; t < tables; t++) {
+        sum += words(t) * 8;
+      }
+      return sum;
+    }
+  }
+
+  /** This filter's shape. */
+  public Shape shape() {
+    return new Shape(
+        capacity,
+        errorRate,
+        fingerprintBits,
+        bucketSize,
+        maxIterations,
+        expansion,
+        tables.getFirst().buckets,
+        tables.size());
+  }
+
+  /**
+   * An empty filter of an explicit shape, with {@code deletes} as its delete count: what a server
+   * rebuilds from a creation recipe, or from a dump's header before the fingerprints arrive in
+   * chunks ({@link #loadWords}). The shape's ranges are those of the format ({@link #readFrom});
+   * the caller decides whether the memory, {@link Shape#bytes}, may be spent.
+   */
+  public static CuckooFilter ofShape(Shape shape, long deletes) {
+    checkArgument(deletes >= 0, "deletes (%s) must be >= 0", deletes);
+    List<Table> tables = new ArrayList<>();
+    for (int t = 0; t < shape.tables(); t++) {
+      tables.add(new Table(shape.buckets(t), shape.bucketSize(), shape.fingerprintBits()));
+    }
+    CuckooFilter filter =
+        new CuckooFilter(
+            shape.capacity(),
+            shape.errorRate(),
+            shape.fingerprintBits(),
+            shape.bucketSize(),
+            shape.maxIterations(),
+            shape.expansion(),
+            tables);
+    filter.deletes = deletes;
+    return filter;
   }
 
   /**
@@ -408,8 +530,25 @@ public final class CuckooFilter implements MembershipFilter {
   /**
    * Moves fingerprints from newer sub-tables into free slots of older ones and drops newer
    * sub-tables that empty, as CF.COMPACT does. Resets the delete count.
+   *
+   * @return whether anything changed: a fingerprint moved, a sub-table went, or the delete count
+   *     was reset
    */
-  public void compact() {
+  public boolean compact() {
+    return compact(false);
+  }
+
+  /**
+   * Compacts as RedisBloom does after a delete: newest sub-table first, stopping at the first one
+   * that cannot be emptied, since no older sub-table can be dropped while it stays. Resets the
+   * delete count. Returns whether anything changed.
+   */
+  public boolean compactNewest() {
+    return compact(true);
+  }
+
+  private boolean compact(boolean stopAtFirstKept) {
+    boolean changed = deletes != 0;
     for (int t = tables.size() - 1; t >= 1; t--) {
       Table table = tables.get(t);
       boolean empty = true;
@@ -418,6 +557,7 @@ public final class CuckooFilter implements MembershipFilter {
         if (fp != 0) {
           if (relocate(slot / bucketSize, fp, t)) {
             table.clear(slot);
+            changed = true;
           } else {
             empty = false;
           }
@@ -425,9 +565,13 @@ public final class CuckooFilter implements MembershipFilter {
       }
       if (empty && t == tables.size() - 1) {
         tables.removeLast();
+        changed = true;
+      } else if (!empty && stopAtFirstKept) {
+        break;
       }
     }
     deletes = 0;
+    return changed;
   }
 
   private boolean relocate(long bucket, long fp, int below) {
@@ -495,6 +639,64 @@ public final class CuckooFilter implements MembershipFilter {
 
   public int expansion() {
     return expansion;
+  }
+
+  /** The 64-bit words that hold sub-table t's slots. */
+  public long wordCount(int table) {
+    return tables.get(table).words.length;
+  }
+
+  /**
+   * Copies words {@code [from, from + count)} of sub-table t into {@code dst} at {@code offset},
+   * each as 8 big-endian bytes, the order of the format (see the table below).
+   */
+  public void copyWords(int table, long from, int count, byte[] dst, int offset) {
+    long[] words = tables.get(table).words;
+    Objects.checkFromIndexSize(from, count, words.length);
+    Objects.checkFromIndexSize((long) offset, count * 8L, dst.length);
+    for (int i = 0; i < count; i++) {
+      LONG_BE.set(dst, offset + 8 * i, words[(int) from + i]);
+    }
+  }
+
+  /**
+   * Overwrites words {@code [from, from + count)} of sub-table t with {@code count} big-endian
+   * words read from {@code src} at {@code offset}: a chunk of a dump. The item count follows the
+   * fingerprints stored, so it stays true whatever arrives. Checks everything before changing
+   * anything.
+   *
+   * @throws IllegalArgumentException if the range is outside the sub-table, or the chunk sets bits
+   *     past the sub-table's last slot (which no filter writes)
+   */
+  public void loadWords(int table, long from, int count, byte[] src, int offset) {
+    checkArgument(table >= 0 && table < tables.size(), "sub-table (%s) does not exist", table);
+    Table t = tables.get(table);
+    checkArgument(
+        from >= 0 && count >= 0 && from + count <= t.words.length,
+        "words [%s, %s) are outside sub-table %s of %s words",
+        from,
+        from + count,
+        table,
+        t.words.length);
+    Objects.checkFromIndexSize((long) offset, count * 8L, src.length);
+    long slotBits = t.buckets * bucketSize * fingerprintBits;
+    if (count > 0 && from + count == t.words.length && slotBits % 64 != 0) {
+      long last = (long) LONG_BE.get(src, offset + 8 * (count - 1));
+      checkArgument(
+          last >>> (slotBits % 64) == 0, "sub-table %s has bits set past its last slot", table);
+    }
+    // Slots the words touch, whole: with widths that do not divide 64 a slot may straddle two.
+    long firstSlot = from * 64 / fingerprintBits;
+    long endSlot =
+        Math.min(
+            t.buckets * bucketSize, ((from + count) * 64 + fingerprintBits - 1) / fingerprintBits);
+    long before = t.countOccupied(firstSlot, endSlot);
+    for (int i = 0; i < count; i++) {
+      t.words[(int) from + i] = (long) LONG_BE.get(src, offset + 8 * i);
+    }
+    long after = t.countOccupied(firstSlot, endSlot);
+    t.occupied += after - before;
+    items += after - before;
   }
 
   @Override
@@ -746,8 +948,13 @@ public final class CuckooFilter implements MembershipFilter {
     }
 
     private long countOccupied() {
+      return countOccupied(0, buckets * bucketSize);
+    }
+
+    /** Non-zero slots in {@code [from, to)}. */
+    long countOccupied(long from, long to) {
       long n = 0;
-      for (long slot = 0; slot < buckets * bucketSize; slot++) {
+      for (long slot = from; slot < to; slot++) {
         if (get(slot) != 0) {
           n++;
         }

@@ -217,6 +217,130 @@ class CuckooFilterTest {
     assertThat(bytes(copy)).isEqualTo(bytes(original));
   }
 
+  @Test
+  void copyWordsThenLoadWords_intoOfShape_givesTheSameFilter() throws IOException {
+    // 12-bit fingerprints: slots straddle words, and the last word of a table has spare bits.
+    CuckooFilter original = CuckooFilter.createWithFingerprintBits(300, 12, 3, 20, 2);
+    Items items = new Items(12);
+    for (int i = 0; i < 1200; i++) {
+      items.insert(original, i);
+    }
+    for (int i = 0; i < 1200; i += 9) {
+      items.remove(original, i);
+    }
+    CuckooFilter.Shape shape = original.shape();
+    assertThat(shape.tables()).isEqualTo(original.tableCount()).isGreaterThan(1);
+    CuckooFilter copy = CuckooFilter.ofShape(shape, original.deleteCount());
+    assertThat(copy.shape()).isEqualTo(shape);
+    assertThat(copy.sizeInBytes()).isEqualTo(shape.bytes()).isEqualTo(original.sizeInBytes());
+    assertThat(copy.itemCount()).isZero();
+    for (int t = shape.tables() - 1; t >= 0; t--) { // any order, in pieces of 5 words
+      long words = original.wordCount(t);
+      for (long from = 0; from < words; from += 5) {
+        int n = (int) Math.min(5, words - from);
+        byte[] chunk = new byte[n * 8];
+        original.copyWords(t, from, n, chunk, 0);
+        copy.loadWords(t, from, n, chunk, 0);
+      }
+    }
+    assertThat(copy.itemCount()).isEqualTo(original.itemCount());
+    assertThat(bytes(copy)).isEqualTo(bytes(original));
+  }
+
+  @Test
+  void loadWords_overwritingAChunk_keepsTheItemCountTrue() {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(100, 8, 2, 20, 1);
+    Items items = new Items(13);
+    for (int i = 0; i < 60; i++) {
+      items.insert(f, i);
+    }
+    byte[] zeros = new byte[8 * (int) f.wordCount(0)];
+    f.loadWords(0, 0, (int) f.wordCount(0), zeros, 0);
+    assertThat(f.itemCount()).isZero();
+    byte[] one = {0, 0, 0, 0, 0, 0, 0x01, 0x02}; // two slots of the first word
+    f.loadWords(0, 0, 1, one, 0);
+    assertThat(f.itemCount()).isEqualTo(2);
+  }
+
+  @Test
+  void loadWords_badRangeOrSpareBitsSet_throwsAndChangesNothing() throws IOException {
+    // 9 buckets of 2 slots of 12 bits: 216 bits in 4 words, the last with 40 spare bits.
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(10, 12, 2, 20, 1);
+    assertThat(f.wordCount(0)).isEqualTo(4);
+    Items items = new Items(14);
+    for (int i = 0; i < 5; i++) {
+      items.insert(f, i);
+    }
+    byte[] before = bytes(f);
+    byte[] spare = new byte[8];
+    spare[0] = (byte) 0x80; // bit 63 of the last word
+    assertThatThrownBy(() -> f.loadWords(0, 3, 1, spare, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("sub-table 0 has bits set past its last slot");
+    assertThatThrownBy(() -> f.loadWords(0, 3, 2, new byte[16], 0))
+        .hasMessage("words [3, 5) are outside sub-table 0 of 4 words");
+    assertThatThrownBy(() -> f.loadWords(1, 0, 1, new byte[8], 0))
+        .hasMessage("sub-table (1) does not exist");
+    assertThat(bytes(f)).isEqualTo(before);
+  }
+
+  @Test
+  void shape_outOfRange_namesTheField() {
+    assertThatThrownBy(() -> new CuckooFilter.Shape(0, 0.01, 8, 2, 20, 1, 10, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("capacity (0) must be in [1, 2^40]");
+    assertThatThrownBy(() -> new CuckooFilter.Shape(10, 0.01, 8, 2, 20, 0, 10, 2))
+        .hasMessage("sub-tables (2) must be in [1, 32], and 1 when expansion is 0");
+    assertThatThrownBy(() -> new CuckooFilter.Shape(10, 0.01, 8, 2, 20, 2, 1L << 33, 1))
+        .hasMessage("sub-table 0 is over the limit of 137438952896 bits");
+    assertThatThrownBy(() -> new CuckooFilter.Shape(10, 0.01, 8, 2, 20, 32768, 1000, 4))
+        .hasMessage("sub-table 2 is over the limit of 137438952896 bits");
+    assertThatThrownBy(() -> new CuckooFilter.Shape(10, Double.NaN, 8, 2, 20, 1, 10, 1))
+        .hasMessage("error rate (NaN) must be in (0, 1]");
+  }
+
+  @Test
+  void compactNewest_stopsAtTheFirstSubTableItCannotEmpty() {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(50, 8, 2, 20, 1);
+    Items items = new Items(15);
+    int n = 0;
+    while (f.tableCount() < 3) {
+      items.insert(f, n++);
+    }
+    for (int i = n; i < n + 80; i++) { // inserts fill the newest sub-table first
+      items.insert(f, i);
+    }
+    for (int i = 0; i < 30; i++) { // free slots in the oldest sub-table, mostly
+      items.remove(f, i);
+    }
+    assertThat(f.tableCount()).isEqualTo(3);
+    byte[] middle = new byte[8 * (int) f.wordCount(1)];
+    f.copyWords(1, 0, (int) f.wordCount(1), middle, 0);
+    f.compactNewest();
+    assertThat(f.tableCount()).isEqualTo(3); // the newest could not be emptied ...
+    byte[] after = new byte[middle.length];
+    f.copyWords(1, 0, (int) f.wordCount(1), after, 0);
+    for (int i = 0; i < middle.length; i++) { // ... so the one below kept its own (8-bit slots)
+      if (middle[i] != 0) {
+        assertThat(after[i]).as("slot %s", i).isEqualTo(middle[i]);
+      }
+    }
+  }
+
+  @Test
+  void compact_reportsWhetherAnythingChanged() {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(100, 8, 2, 20, 1);
+    Items items = new Items(16);
+    for (int i = 0; i < 10; i++) {
+      items.insert(f, i);
+    }
+    assertThat(f.compact()).isFalse();
+    items.remove(f, 0);
+    assertThat(f.compact()).isTrue(); // the delete count went back to 0
+    assertThat(f.deleteCount()).isZero();
+    assertThat(f.compactNewest()).isFalse();
+  }
+
   private static byte[] bytes(CuckooFilter f) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     f.writeTo(out);

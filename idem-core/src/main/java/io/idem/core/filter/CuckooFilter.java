@@ -398,6 +398,17 @@ public final class CuckooFilter implements MembershipFilter {
    * @throws FilterFullException if kicks fail and the filter cannot grow
    */
   public void insert(long h1, long h2) {
+    insert(h1, h2, true);
+  }
+
+  /**
+   * Adds one more copy of the item, present or not, growing only if {@code mayGrow}: a server
+   * passes false when the next sub-table ({@link #growthBytes}) would not fit its memory.
+   *
+   * @throws FilterFullException if kicks fail and the filter cannot or may not grow; the filter is
+   *     then unchanged
+   */
+  public void insert(long h1, long h2, boolean mayGrow) {
     long fp = fingerprint(h2);
     long mixed = mix(fp);
     for (int t = tables.size() - 1; t >= 0; t--) {
@@ -412,6 +423,9 @@ public final class CuckooFilter implements MembershipFilter {
     if (kick(newest, Long.remainderUnsigned(h1, newest.buckets), fp, kickSeed(h1, h2, items))) {
       items++;
       return;
+    }
+    if (!mayGrow && expansion != 0 && tables.size() < MAX_TABLES) {
+      throw new FilterFullException("Filter is full: growing was not allowed");
     }
     Table grown = grow();
     grown.place(Long.remainderUnsigned(h1, grown.buckets), fp);
@@ -456,6 +470,21 @@ public final class CuckooFilter implements MembershipFilter {
       carried = here;
     }
     return false;
+  }
+
+  /**
+   * Bytes the next sub-table would take, or -1 if the filter cannot grow: expansion 0, {@link
+   * #MAX_TABLES} reached, or a table over the size limit.
+   */
+  public long growthBytes() {
+    if (expansion == 0 || tables.size() >= MAX_TABLES) {
+      return -1;
+    }
+    double buckets = tables.getFirst().buckets * Math.pow(expansion, tables.size());
+    if (buckets * bucketSize * fingerprintBits > MAX_TABLE_BITS) {
+      return -1;
+    }
+    return Table.wordsFor((long) buckets, bucketSize, fingerprintBits) * 8;
   }
 
   private Table grow() {

@@ -328,6 +328,31 @@ class CuckooFilterTest {
   }
 
   @Test
+  void insert_mayNotGrow_throwsAndChangesNothing_growthBytesIsTheNextTable() throws IOException {
+    CuckooFilter f = CuckooFilter.createWithFingerprintBits(50, 8, 2, 20, 3);
+    assertThat(f.growthBytes()).isEqualTo(3 * f.sizeInBytes());
+    Items items = new Items(17);
+    int i = 0;
+    while (true) {
+      byte[] before = bytes(f);
+      Hash128 h = items.item(i);
+      try {
+        f.insert(h.h1(), h.h2(), false);
+      } catch (FilterFullException e) {
+        assertThat(e).hasMessage("Filter is full: growing was not allowed");
+        assertThat(bytes(f)).isEqualTo(before);
+        break;
+      }
+      i++;
+    }
+    long next = f.growthBytes();
+    items.insert(f, i); // allowed now: it grows by exactly that
+    assertThat(f.tableCount()).isEqualTo(2);
+    assertThat(f.sizeInBytes()).isEqualTo(next + next / 3);
+    assertThat(CuckooFilter.createWithFingerprintBits(50, 8, 2, 20, 0).growthBytes()).isEqualTo(-1);
+  }
+
+  @Test
   void compact_reportsWhetherAnythingChanged() {
     CuckooFilter f = CuckooFilter.createWithFingerprintBits(100, 8, 2, 20, 1);
     Items items = new Items(16);

@@ -1,0 +1,166 @@
+package io.idem.server.commands;
+
+import static io.idem.server.commands.GenericKeyspaceTest.put;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.reply.Reply;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class InfoTest {
+
+  private final Harness h = new Harness();
+
+  private String info(String... sections) {
+    String[] words = new String[sections.length + 1];
+    words[0] = "INFO";
+    System.arraycopy(sections, 0, words, 1, sections.length);
+    Reply r = h.call(words);
+    assertThat(r).isInstanceOf(Reply.Verbatim.class);
+    assertThat(((Reply.Verbatim) r).format()).isEqualTo("txt");
+    return ((Reply.Verbatim) r).text();
+  }
+
+  private static List<String> titles(String text) {
+    List<String> out = new ArrayList<>();
+    for (String line : text.split("\r\n")) {
+      if (line.startsWith("# ")) {
+        out.add(line.substring(2));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void default_hasEverySectionButCommandstats_inRedisOrder() {
+    List<String> expected =
+        List.of(
+            "Server",
+            "Clients",
+            "Memory",
+            "Persistence",
+            "Stats",
+            "Replication",
+            "Cluster",
+            "Keyspace");
+    assertThat(titles(info())).isEqualTo(expected);
+    assertThat(titles(info("default"))).isEqualTo(expected);
+  }
+
+  @Test
+  void allAndEverything_addCommandstats() {
+    assertThat(titles(info("all"))).contains("Commandstats").hasSize(9);
+    assertThat(titles(info("everything"))).isEqualTo(titles(info("all")));
+  }
+
+  @Test
+  void sections_anyCase_eachOnce_unknownLeftOut() {
+    assertThat(titles(info("CLIENTS", "server", "clients", "bogus")))
+        .isEqualTo(List.of("Server", "Clients"));
+    assertThat(info("bogus")).isEmpty();
+  }
+
+  @Test
+  void server_reportsRedis74_andIdem() {
+    String text = info("server");
+    // redis-cli finds the version by "\nredis_version:" up to the next "\r".
+    assertThat(text).startsWith("# Server\r\nredis_version:7.4.0\r\nidem_version:");
+    assertThat(text)
+        .contains("\r\nredis_mode:standalone\r\n")
+        .contains("\r\ntcp_port:6379\r\n")
+        .contains("\r\nprocess_id:" + ProcessHandle.current().pid() + "\r\n")
+        .containsPattern("\r\nuptime_in_seconds:\\d+\r\n")
+        .endsWith("\r\n");
+  }
+
+  @Test
+  void sections_areSeparatedByAnEmptyLine() {
+    String text = info("replication", "cluster");
+    assertThat(text)
+        .isEqualTo(
+            "# Replication\r\nrole:master\r\nconnected_slaves:0\r\n\r\n# Cluster\r\n"
+                + "cluster_enabled:0\r\n");
+  }
+
+  @Test
+  void clients_countsSessions() {
+    assertThat(info("clients"))
+        .isEqualTo("# Clients\r\nconnected_clients:1\r\nmaxclients:10000\r\nblocked_clients:0\r\n");
+  }
+
+  @Test
+  void memory_reportsTheEnginesBytes_andMaxmemory() {
+    put(h, "a");
+    h.call("CONFIG", "SET", "maxmemory", "64mb");
+    String text = info("memory");
+    assertThat(text)
+        .contains("\r\nused_memory:" + h.engine.usedMemory() + "\r\n")
+        .contains("\r\nmaxmemory:67108864\r\nmaxmemory_human:64.00M\r\n")
+        .contains("\r\nmaxmemory_policy:noeviction\r\n")
+        .containsPattern("\r\nused_memory_human:\\d+B\r\n")
+        .containsPattern("\r\njvm_heap_used_human:\\d+\\.\\d\\d[KMG]\r\n");
+  }
+
+  @Test
+  void persistence_reportsTheJournal() {
+    put(h, "a");
+    String text = info("persistence");
+    long seq = h.engine.journal().lastSeq();
+    assertThat(text)
+        .startsWith("# Persistence\r\nloading:0\r\n")
+        .contains("\r\nrdb_last_save_time:0\r\n")
+        .contains("\r\nappendfsync:everysec\r\n")
+        .contains("\r\njournal_last_seq:" + seq + "\r\njournal_durable_seq:" + seq + "\r\n")
+        .contains("\r\njournal_pending:0\r\njournal_status:ok\r\n")
+        .contains("\r\ndata_dir:./idem-data\r\n");
+  }
+
+  @Test
+  void stats_countsCommandsAndErrors() {
+    h.call("PING");
+    h.call("NOPE");
+    String text = info("stats");
+    // PING, NOPE and this INFO.
+    assertThat(text)
+        .contains("\r\ntotal_commands_processed:3\r\n")
+        .contains("\r\ntotal_error_replies:1\r\n")
+        .contains("\r\nexpired_keys:0\r\n");
+  }
+
+  @Test
+  void keyspace_showsDb0OnlyWhenItHasKeys() {
+    assertThat(info("keyspace")).isEqualTo("# Keyspace\r\n");
+    put(h, "a", "b");
+    h.call("EXPIREAT", "a", "4000000000");
+    assertThat(info("keyspace"))
+        .isEqualTo("# Keyspace\r\ndb0:keys=2,expires=1,avg_ttl=0,subexpiry=0\r\n");
+  }
+
+  @Test
+  void commandstats_countsCallsRejectionsAndFailures() {
+    h.call("PING");
+    h.call("PING");
+    h.call("SELECT", "1");
+    h.call("ECHO");
+    String text = info("commandstats");
+    assertThat(text)
+        .startsWith("# Commandstats\r\n")
+        .containsPattern(
+            "\r\ncmdstat_echo:calls=0,usec=0,usec_per_call=0\\.00,rejected_calls=1,"
+                + "failed_calls=0\r\n")
+        .containsPattern(
+            "\r\ncmdstat_ping:calls=2,usec=\\d+,usec_per_call=\\d+\\.\\d\\d,rejected_calls=0,"
+                + "failed_calls=0\r\n")
+        .containsPattern(
+            "\r\ncmdstat_select:calls=1,usec=\\d+,usec_per_call=[\\d.]+,"
+                + "rejected_calls=0,failed_calls=1\r\n")
+        .doesNotContain("cmdstat_info");
+  }
+
+  @Test
+  void verbatimInBothProtocols() {
+    h.session.setProtocol(3);
+    assertThat(info("server")).startsWith("# Server\r\n");
+  }
+}

@@ -1,0 +1,27 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/**
+ * BF.ADD key item — 1 if the item was certainly new, 0 if it may have been present. Creates the
+ * filter with the defaults if the key is free.
+ */
+public final class BfAddCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              ScalableBloomFilter f = Blooms.filter(tx.entry());
+              if (f == null) {
+                f = Blooms.create(tx, call.engine(), Blooms.Params.DEFAULTS);
+              }
+              return Blooms.addAll(call, tx, f, 2).getFirst();
+            });
+  }
+}

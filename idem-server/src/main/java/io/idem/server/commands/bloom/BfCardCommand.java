@@ -1,0 +1,21 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/** BF.CARD key — the items added (those that were certainly new); 0 if the key is free. */
+public final class BfCardCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              ScalableBloomFilter f = Blooms.filter(e);
+              return Reply.integer(f == null ? 0 : f.itemCount());
+            });
+  }
+}

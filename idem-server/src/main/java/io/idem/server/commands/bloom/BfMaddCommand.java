@@ -1,0 +1,27 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/**
+ * BF.MADD key item [item ...] — BF.ADD's answer for each item, in an array that ends early, with
+ * the error, if a non-scaling filter fills up.
+ */
+public final class BfMaddCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              ScalableBloomFilter f = Blooms.filter(tx.entry());
+              if (f == null) {
+                f = Blooms.create(tx, call.engine(), Blooms.Params.DEFAULTS);
+              }
+              return Reply.array(Blooms.addAll(call, tx, f, 2));
+            });
+  }
+}

@@ -1,0 +1,77 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.command.Errors;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/**
+ * BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] — creates an empty filter.
+ * Checks run in RedisBloom's order, so the first error is the one RedisBloom gives; arguments
+ * RedisBloom would silently ignore are a syntax error here.
+ */
+public final class BfReserveCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    int argc = call.argc();
+    if (argc > 7) {
+      throw new CommandException(Errors.wrongArity("bf.reserve"));
+    }
+    double rate = BloomArgs.parseDouble(call.arg(2), BloomErrors.BAD_ERROR_RATE);
+    if (!(rate > 0 && rate < 1)) {
+      throw new CommandException(BloomErrors.ERROR_RATE_RANGE);
+    }
+    long capacity = BloomArgs.parseLong(call.arg(3), BloomErrors.BAD_CAPACITY);
+    if (capacity < 1 || capacity > Blooms.MAX_CAPACITY) {
+      throw new CommandException(BloomErrors.CAPACITY_RANGE);
+    }
+    int nonScalingAt = indexOf(call, "NONSCALING");
+    boolean scaling = nonScalingAt < 0;
+    int expansionAt = indexOf(call, "EXPANSION");
+    if (expansionAt == argc - 1) {
+      throw new CommandException(BloomErrors.NO_EXPANSION);
+    }
+    long expansion = Blooms.DEFAULT_EXPANSION;
+    if (expansionAt >= 0) {
+      expansion = BloomArgs.parseLong(call.arg(expansionAt + 1), BloomErrors.BAD_EXPANSION);
+      if (expansion == 0) {
+        scaling = false;
+      } else if (!scaling) {
+        throw new CommandException(BloomErrors.NONSCALING_CANNOT_EXPAND);
+      }
+      if (expansion < 0 || expansion > ScalableBloomFilter.MAX_EXPANSION) {
+        throw new CommandException(BloomErrors.EXPANSION_RANGE);
+      }
+    }
+    for (int i = 4; i < argc; i++) {
+      if (i != nonScalingAt && i != expansionAt && i != expansionAt + 1) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    Blooms.Params p = new Blooms.Params(capacity, rate, scaling ? (int) expansion : 0, scaling);
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              if (tx.entry() != null) {
+                Blooms.filter(tx.entry()); // WRONGTYPE first, as RedisBloom
+                throw new CommandException(BloomErrors.ITEM_EXISTS);
+              }
+              Blooms.create(tx, call.engine(), p);
+              return Reply.OK;
+            });
+  }
+
+  /** The first option argument equal to the keyword, or -1. */
+  private static int indexOf(Call call, String keyword) {
+    for (int i = 4; i < call.argc(); i++) {
+      if (call.is(i, keyword)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,43 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+import java.io.IOException;
+
+/**
+ * BF.SCANDUMP key iterator — [next iterator, bytes]: the header for iterator 0, then chunks of at
+ * most 16 MiB of one layer's bits, then [0, ""]. Each call copies one chunk, never the whole
+ * filter.
+ */
+public final class BfScanDumpCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              ScalableBloomFilter f = Blooms.filter(e);
+              if (f == null) {
+                throw new CommandException(BloomErrors.NOT_FOUND);
+              }
+              long iter = BloomArgs.parseLong(call.arg(2), BloomErrors.SCANDUMP_NOT_NUMERIC);
+              if (iter == 0) {
+                return reply(1, BloomDump.header(f));
+              }
+              try {
+                BloomDump.Chunk c = BloomDump.chunk(f, iter, BloomDump.MAX_CHUNK_WORDS);
+                return reply(c.next(), c.bytes());
+              } catch (IOException ex) {
+                throw new CommandException(BloomErrors.INVALID_ITERATOR + ": " + ex.getMessage());
+              }
+            });
+  }
+
+  private static Reply reply(long iter, byte[] bytes) {
+    return Reply.array(Reply.integer(iter), Reply.bulk(bytes));
+  }
+}

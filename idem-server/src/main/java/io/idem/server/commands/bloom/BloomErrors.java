@@ -1,0 +1,41 @@
+package io.idem.server.commands.bloom;
+
+/**
+ * RedisBloom's BF.* error texts, verbatim: some have no ERR code, and clients match on them. The
+ * extra detail Idem adds to a bad chunk follows RedisBloom's text, so a prefix match still holds.
+ */
+final class BloomErrors {
+
+  static final String NOT_FOUND = "ERR not found";
+  static final String ITEM_EXISTS = "ERR item exists";
+
+  static final String BAD_ERROR_RATE = "ERR bad error rate";
+  static final String ERROR_RATE_RANGE = "ERR error rate must be in the range (0.000000, 1.000000)";
+  static final String BAD_CAPACITY = "ERR bad capacity";
+  static final String CAPACITY_RANGE = "ERR capacity must be in the range [1, 1073741824]";
+  static final String NO_EXPANSION = "ERR no expansion";
+  static final String BAD_EXPANSION = "ERR bad expansion";
+  static final String NONSCALING_CANNOT_EXPAND = "Nonscaling filters cannot expand";
+  static final String EXPANSION_RANGE = "ERR expansion must be in the range [0, 32768]";
+
+  // BF.INSERT's option errors have no ERR code.
+  static final String INSERT_BAD_ERROR_RATE = "Bad error rate";
+  static final String INSERT_BAD_CAPACITY = "Bad capacity";
+  static final String INSERT_BAD_EXPANSION = "Bad expansion";
+  static final String UNKNOWN_ARGUMENT = "Unknown argument received";
+
+  static final String NO_MEMORY = "ERR Insufficient memory to create filter";
+  static final String NON_SCALING_FULL = "ERR non scaling filter is full";
+  static final String PROBLEM_INSERTING = "ERR problem inserting into filter";
+
+  static final String INVALID_INFO = "Invalid information value";
+
+  /** BF.SCANDUMP's text has no ERR code; BF.LOADCHUNK's has. */
+  static final String SCANDUMP_NOT_NUMERIC = "Second argument must be numeric";
+
+  static final String LOADCHUNK_NOT_NUMERIC = "ERR Second argument must be numeric";
+  static final String BAD_DATA = "ERR received bad data";
+  static final String INVALID_ITERATOR = "ERR invalid iterator";
+
+  private BloomErrors() {}
+}

@@ -1,0 +1,177 @@
+package io.idem.server.commands.bloom;
+
+import io.idem.core.filter.BloomFilter;
+import io.idem.core.filter.FilterFullException;
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.hash.Hash128;
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Entry;
+import io.idem.server.engine.KeyTx;
+import io.idem.server.reply.Reply;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/** What the BF.* handlers share: creating a filter, adding items and logging them, replies. */
+final class Blooms {
+
+  /** RedisBloom's bf-initial-size, bf-error-rate and bf-expansion-factor defaults. */
+  static final long DEFAULT_CAPACITY = ScalableBloomFilter.DEFAULT_CAPACITY;
+
+  static final double DEFAULT_ERROR_RATE = ScalableBloomFilter.DEFAULT_ERROR_RATE;
+  static final int DEFAULT_EXPANSION = ScalableBloomFilter.DEFAULT_EXPANSION;
+
+  /** RedisBloom's range of capacities. */
+  static final long MAX_CAPACITY = 1L << 30;
+
+  private Blooms() {}
+
+  /** How a new filter is configured. */
+  record Params(long capacity, double errorRate, int expansion, boolean scaling) {
+    static final Params DEFAULTS =
+        new Params(DEFAULT_CAPACITY, DEFAULT_ERROR_RATE, DEFAULT_EXPANSION, true);
+  }
+
+  /** The filter at the entry, null if none, WRONGTYPE if another type. */
+  static @Nullable ScalableBloomFilter filter(@Nullable Entry e) {
+    return Entry.valueOrNull(e, BloomCodec.INSTANCE);
+  }
+
+  /**
+   * Creates the filter at the free key and logs its recipe.
+   *
+   * @throws CommandException if its memory cannot be had; the key stays free
+   */
+  static ScalableBloomFilter create(KeyTx tx, Engine engine, Params p) {
+    long bytes;
+    try {
+      bytes =
+          ScalableBloomFilter.layerSizing(
+                  p.capacity(), p.errorRate(), p.expansion(), p.scaling(), 0)
+              .bytes();
+    } catch (IllegalArgumentException e) {
+      throw new CommandException(BloomErrors.NO_MEMORY); // more than one Java array holds
+    }
+    if (!memoryFits(engine, bytes)) {
+      throw new CommandException(BloomErrors.NO_MEMORY);
+    }
+    ScalableBloomFilter f;
+    try {
+      f =
+          p.scaling()
+              ? ScalableBloomFilter.create(p.capacity(), p.errorRate(), p.expansion())
+              : ScalableBloomFilter.createNonScaling(p.capacity(), p.errorRate());
+    } catch (OutOfMemoryError e) {
+      // One large array failed: nothing else was touched, and the heap is as it was.
+      throw new CommandException(BloomErrors.NO_MEMORY);
+    }
+    return tx.create(BloomCodec.INSTANCE, f, BloomDump.header(f));
+  }
+
+  /**
+   * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
+   * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
+   */
+  static boolean memoryFits(Engine engine, long bytes) {
+    long max = engine.maxMemory();
+    return (max <= 0 || bytes <= max - engine.usedMemory())
+        && bytes <= Runtime.getRuntime().maxMemory();
+  }
+
+  /** What adding one item did. */
+  enum Outcome {
+    ADDED,
+    PRESENT,
+    /** A non-scaling filter at capacity: RedisBloom's -2, which ends a list of items. */
+    FULL,
+    /** A new layer could not be had: RedisBloom's -1, this item's error only. */
+    NO_LAYER
+  }
+
+  /**
+   * Adds the items in arguments {@code [from, argc)}, one reply each, as RedisBloom does: the error
+   * of a full non-scaling filter ends the list, a failed growth is that item's error only. The
+   * items added are logged in one ADD, also when something throws half-way.
+   */
+  static List<Reply> addAll(Call call, KeyTx tx, ScalableBloomFilter f, int from) {
+    int argc = call.argc();
+    List<Reply> replies = new ArrayList<>(argc - from);
+    Hash128 h = new Hash128();
+    long[] added = new long[2 * Math.clamp(argc - from, 1, 1024)];
+    int n = 0;
+    try {
+      for (int i = from; i < argc; i++) {
+        h.hash(call.arg(i));
+        Outcome o = add(call.engine(), f, h.h1(), h.h2());
+        if (o == Outcome.ADDED) {
+          if (n == added.length) {
+            added = Arrays.copyOf(added, 2 * added.length);
+          }
+          added[n++] = h.h1();
+          added[n++] = h.h2();
+        }
+        replies.add(reply(call, o));
+        if (o == Outcome.FULL) {
+          break;
+        }
+      }
+    } finally {
+      if (n > 0) {
+        tx.log(BloomCodec.OP_ADD, BloomCodec.addPayload(added, n));
+      }
+    }
+    return replies;
+  }
+
+  static Outcome add(Engine engine, ScalableBloomFilter f, long h1, long h2) {
+    // Only an item that opens a new layer allocates: check that layer's memory first.
+    if (f.isScaling()
+        && f.layer(f.layerCount() - 1).isFull()
+        && !f.mightContain(h1, h2)
+        && !nextLayerFits(engine, f)) {
+      return Outcome.NO_LAYER;
+    }
+    try {
+      return f.add(h1, h2) ? Outcome.ADDED : Outcome.PRESENT;
+    } catch (FilterFullException e) {
+      return f.isScaling() ? Outcome.NO_LAYER : Outcome.FULL;
+    } catch (OutOfMemoryError e) {
+      return Outcome.NO_LAYER; // the new layer's one array failed; the filter is unchanged
+    }
+  }
+
+  private static boolean nextLayerFits(Engine engine, ScalableBloomFilter f) {
+    try {
+      BloomFilter.Sizing s =
+          ScalableBloomFilter.layerSizing(
+              f.initialCapacity(), f.configuredErrorRate(), f.expansion(), true, f.layerCount());
+      return memoryFits(engine, s.bytes());
+    } catch (IllegalArgumentException e) {
+      return false; // larger than any array: add() would refuse it too
+    }
+  }
+
+  static Reply reply(Call call, Outcome o) {
+    return switch (o) {
+      case ADDED -> bool(call, true);
+      case PRESENT -> bool(call, false);
+      case FULL -> NON_SCALING_FULL;
+      case NO_LAYER -> PROBLEM_INSERTING;
+    };
+  }
+
+  private static final Reply NON_SCALING_FULL = Reply.error(BloomErrors.NON_SCALING_FULL);
+  private static final Reply PROBLEM_INSERTING = Reply.error(BloomErrors.PROBLEM_INSERTING);
+
+  static boolean resp3(Call call) {
+    return call.session().protocol() == 3;
+  }
+
+  /** RedisBloom's yes/no: a boolean under RESP3, 1 or 0 under RESP2. */
+  static Reply bool(Call call, boolean b) {
+    return resp3(call) ? new Reply.Bool(b) : Reply.integer(b ? 1 : 0);
+  }
+}

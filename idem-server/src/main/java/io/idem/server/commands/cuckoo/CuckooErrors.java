@@ -1,0 +1,47 @@
+package io.idem.server.commands.cuckoo;
+
+/**
+ * RedisBloom's CF.* error texts, verbatim: most have no ERR code, and clients match on them. Where
+ * Idem says why a dump chunk or header was refused, the reason follows RedisBloom's text after a
+ * colon, so a prefix match still holds.
+ */
+final class CuckooErrors {
+
+  static final String NOT_FOUND = "ERR not found";
+  static final String ITEM_EXISTS = "ERR item exists";
+
+  static final String BAD_CAPACITY = "Bad capacity";
+  static final String BAD_MAX_ITERATIONS = "Couldn't parse MAXITERATIONS";
+  static final String BAD_BUCKET_SIZE = "Couldn't parse BUCKETSIZE";
+  static final String BAD_EXPANSION = "Couldn't parse EXPANSION";
+  static final String MAX_ITERATIONS_RANGE = "MAXITERATIONS: value must be in the range [1, 65535]";
+  static final String BUCKET_SIZE_RANGE = "BUCKETSIZE: value must be in the range [1, 255]";
+  static final String EXPANSION_RANGE = "EXPANSION: value must be in the range [0, 32768]";
+  static final String RESERVE_CAPACITY_RANGE =
+      "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]";
+  // RedisBloom prints its configuration name literally here.
+  static final String INSERT_CAPACITY_RANGE =
+      "Capacity must be in the range [cf-bucket-size * 2, 1073741824]";
+  static final String UNKNOWN_ARGUMENT = "Unknown argument received";
+
+  static final String NO_MEMORY_TO_CREATE = "ERR Insufficient memory to create filter";
+  static final String FULL = "Filter is full";
+  static final String NO_MEMORY = "ERR Insufficient memory";
+  static final String MAX_EXPANSIONS = "Maximum expansions reached";
+
+  static final String DEL_NOT_FOUND = "Not found";
+  static final String COMPACT_NOT_FOUND = "Cuckoo filter was not found";
+  static final String INVALID_INFO = "Invalid information value";
+
+  static final String INVALID_POSITION = "Invalid position";
+  static final String INVALID_HEADER = "Invalid header";
+  static final String CANNOT_CREATE = "Couldn't create filter!";
+  static final String CANNOT_LOAD = "Couldn't load chunk!";
+
+  private CuckooErrors() {}
+
+  /** RedisBloom's text, then Idem's reason. */
+  static String because(String text, String reason) {
+    return text + ": " + reason;
+  }
+}

@@ -1,6 +1,7 @@
 package io.idem.server.resp;
 
 import io.idem.server.command.Command;
+import io.idem.server.reply.Reply;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -51,7 +52,12 @@ public final class RespDecoder extends ByteToMessageDecoder {
    *
    * @param message Redis's text, without the {@code ERR } prefix: {@code Protocol error: ...}
    */
-  public record ProtocolError(String message) {}
+  public record ProtocolError(String message) {
+    /** The reply to send before closing: {@code -ERR Protocol error: ...}. */
+    public Reply.Error toReply() {
+      return Reply.err(message);
+    }
+  }
 
   static final String INVALID_MULTIBULK_LENGTH = "Protocol error: invalid multibulk length";
   static final String INVALID_BULK_LENGTH = "Protocol error: invalid bulk length";

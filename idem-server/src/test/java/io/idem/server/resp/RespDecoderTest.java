@@ -210,6 +210,14 @@ class RespDecoderTest {
   }
 
   @Test
+  void protocolError_toReply_errPrefixedOnce() {
+    RespDecoder.ProtocolError error =
+        new RespDecoder.ProtocolError(RespDecoder.INVALID_BULK_LENGTH);
+    assertThat(RespEncoderTest.encode(error.toReply(), 2))
+        .isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+  }
+
+  @Test
   void decode_afterProtocolError_commandsBeforeKeptAndTheRestDiscarded() {
     RespDecoder decoder = new RespDecoder(() -> RespLimits.DEFAULTS);
     EmbeddedChannel channel = new EmbeddedChannel(decoder);

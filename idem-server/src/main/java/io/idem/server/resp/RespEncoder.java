@@ -17,8 +17,8 @@ public final class RespEncoder {
   /*
    * Speed: the common replies (+OK, :0, :1, small integers, $-1, *0) and the headers of small
    * bulks and arrays are copied from preallocated bytes; other integers are printed into the
-   * buffer digit by digit. Only doubles that are not integers allocate (Java's shortest-digits
-   * formatter), and replies in general are allocated by the handlers anyway.
+   * buffer digit by digit. Only doubles that are not integers allocate (the digits, a few small
+   * arrays), and replies in general are allocated by the handlers anyway.
    */
 
   /** Integers, lengths and counts below this are preallocated lines. */

@@ -107,6 +107,11 @@ public final class Config {
             true,
             "log verbosity"));
     c.define(integer("databases", 1, 1, 1, false, "Idem has one database, 0"));
+    // Redis's persistence settings, read by tools such as redis-benchmark: every change is in the
+    // write-ahead log (appendonly yes), and snapshots follow snapshot-interval, not save points.
+    c.define(
+        choice("appendonly", "yes", List.of("yes"), false, "always yes: the log is RocksDB's"));
+    c.define(str("save", "", false, "unused: see snapshot-interval"));
     return c;
   }
 

@@ -1,6 +1,10 @@
 package io.idem.server.commands;
 
 import io.idem.server.command.CommandRegistry;
+import io.idem.server.commands.bloom.BloomCodec;
+import io.idem.server.commands.cuckoo.CuckooCodec;
+import io.idem.server.store.Codecs;
+import java.util.List;
 
 /** Every command family of the server, registered once at start. */
 public final class Commands {
@@ -13,5 +17,10 @@ public final class Commands {
         .register(GenericCommands.specs())
         .register(BloomCommands.specs())
         .register(CuckooCommands.specs());
+  }
+
+  /** Every resident value type, for the store to load. */
+  public static Codecs codecs() {
+    return new Codecs(List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE));
   }
 }

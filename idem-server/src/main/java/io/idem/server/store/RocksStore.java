@@ -117,6 +117,7 @@ public final class RocksStore implements Journal {
       new java.util.concurrent.atomic.AtomicLong();
   private final ReentrantLock snapshotLock = new ReentrantLock();
   private volatile long lastSnapshotMillis;
+  private volatile long lastSnapshotSeq;
   private volatile long lastSnapshotDurationMillis;
   private volatile long snapshotsTaken;
   private volatile boolean snapshotRunning;
@@ -291,6 +292,7 @@ public final class RocksStore implements Journal {
         }
       }
       this.lastSeq = last;
+      this.lastSnapshotSeq = last;
       this.durableSeq = last;
       this.syncedSeq = last;
 
@@ -782,6 +784,11 @@ public final class RocksStore implements Journal {
     return lastSeq() - durableSeq;
   }
 
+  /** Changes handed out since the last snapshot round began (INFO rdb_changes_since_last_save). */
+  public long changesSinceSnapshot() {
+    return lastSeq() - lastSnapshotSeq;
+  }
+
   public long lastSnapshotMillis() {
     return lastSnapshotMillis;
   }
@@ -856,6 +863,7 @@ public final class RocksStore implements Journal {
       } finally {
         appendLock.unlock();
       }
+      lastSnapshotSeq = roundStart;
       lastSnapshotMillis = System.currentTimeMillis();
       lastSnapshotDurationMillis = lastSnapshotMillis - started;
       snapshotsTaken++;

@@ -1,0 +1,212 @@
+package io.idem.server.net;
+
+import io.idem.server.command.Command;
+import io.idem.server.command.Dispatcher;
+import io.idem.server.command.Session;
+import io.idem.server.engine.Journal;
+import io.idem.server.reply.Reply;
+import io.idem.server.resp.RespDecoder;
+import io.idem.server.resp.RespEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.ArrayDeque;
+
+/**
+ * One client connection: runs each decoded command through the dispatcher and writes the replies in
+ * order. A reply to a write leaves only once its change is in the write-ahead log: replies queue
+ * behind the first one still waiting, and the journal wakes the connection when the log catches up.
+ * Replies of one read burst go out in one buffer, one flush.
+ *
+ * <p>Runs on the channel's event loop only, so its fields need no locks.
+ */
+final class Connection extends ChannelInboundHandlerAdapter {
+
+  /** Replies held back for the log beyond this stop reading from the client until they drain. */
+  private static final int MAX_HELD = 100_000;
+
+  private final IdemServer server;
+  private final Dispatcher dispatcher;
+  private final Journal journal;
+  private Session session;
+  private ChannelHandlerContext ctx;
+
+  /** Encoded replies not written yet, because a reply before them waits for the log. */
+  private final ArrayDeque<Held> held = new ArrayDeque<>();
+
+  private ByteBuf out;
+  private boolean waiting;
+  private boolean closeAfterWrite;
+
+  private record Held(Reply reply, int protocol, long seq) {}
+
+  Connection(IdemServer server, Dispatcher dispatcher, Journal journal) {
+    this.server = server;
+    this.dispatcher = dispatcher;
+    this.journal = journal;
+  }
+
+  Session session() {
+    return session;
+  }
+
+  /** Whether the client has yet to authenticate: the decoder's tighter bounds apply until then. */
+  boolean authRequired() {
+    Session s = session;
+    return s == null || !s.authenticated();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    this.out = ctx.alloc().buffer(256);
+    this.session = server.register(ctx.channel(), this::closeSoon);
+    if (session == null) {
+      // Over maxclients: Redis's text, then close.
+      out.writeBytes("-ERR max number of clients reached\r\n".getBytes());
+      flushOut();
+      ctx.close();
+      return;
+    }
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (session != null) {
+      server.unregister(session);
+    }
+    held.clear();
+    if (out != null) {
+      out.release();
+      out = null;
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (out == null || closeAfterWrite || session == null) {
+      return; // closing: Redis ignores what follows QUIT
+    }
+    switch (msg) {
+      case Command command -> run(command);
+      case RespDecoder.ProtocolError error -> {
+        enqueue(error.toReply(), 0);
+        closeAfterWrite = true;
+      }
+      default -> throw new IllegalStateException("unexpected message " + msg.getClass());
+    }
+  }
+
+  private void run(Command command) {
+    Reply reply = dispatcher.dispatch(session, command);
+    long seq = session.takeDurableSeq();
+    enqueue(reply, seq);
+    if (session.closing()) {
+      closeAfterWrite = true;
+    }
+  }
+
+  private void enqueue(Reply reply, long seq) {
+    int protocol = session.protocol();
+    if (held.isEmpty() && seq <= journal.durableSeq()) {
+      RespEncoder.write(reply, protocol, out);
+    } else {
+      held.add(new Held(reply, protocol, seq));
+      if (held.size() >= MAX_HELD) {
+        ctx.channel().config().setAutoRead(false);
+      }
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    release();
+    ctx.fireChannelReadComplete();
+  }
+
+  /**
+   * Encodes the held replies whose changes are durable, writes what is ready, waits for the rest.
+   */
+  private void release() {
+    if (out == null) {
+      return;
+    }
+    long durable = journal.durableSeq();
+    while (!held.isEmpty() && held.peek().seq() <= durable) {
+      Held h = held.poll();
+      RespEncoder.write(h.reply(), h.protocol(), out);
+    }
+    boolean wrote = flushOut();
+    if (!held.isEmpty()) {
+      if (!waiting) {
+        waiting = true;
+        long need = held.peekLast().seq();
+        journal.whenDurable(need, () -> ctx.executor().execute(this::durable));
+      }
+    } else {
+      if (!ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
+        ctx.channel().config().setAutoRead(true);
+      }
+      if (closeAfterWrite && !wrote) {
+        ctx.close();
+      }
+    }
+  }
+
+  private void durable() {
+    waiting = false;
+    if (server.journalFailure() != null) {
+      // The log cannot be written: the held replies must not be sent as acknowledgements.
+      held.clear();
+      ctx.close();
+      return;
+    }
+    release();
+  }
+
+  /** Writes and flushes the encoded replies; true if there were any. */
+  private boolean flushOut() {
+    if (out.isReadable()) {
+      server.stats().netOutputBytes.add(out.readableBytes());
+      ByteBuf ready = out;
+      out = ctx.alloc().buffer(Math.max(256, Math.min(ready.capacity(), 64 << 10)));
+      if (closeAfterWrite && held.isEmpty()) {
+        ctx.writeAndFlush(ready).addListener(ChannelFutureListener.CLOSE);
+      } else {
+        ctx.writeAndFlush(ready);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** From any thread: close once the replies already queued are written (QUIT, CLIENT KILL). */
+  private void closeSoon() {
+    if (ctx.executor().inEventLoop()) {
+      closeAfterWrite = true;
+    } else {
+      ctx.executor()
+          .execute(
+              () -> {
+                closeAfterWrite = true;
+                release();
+              });
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    // Backpressure: a client that does not read its replies stops being read.
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && held.size() < MAX_HELD);
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // Connection resets and the like: the client is gone; nothing to reply.
+    ctx.close();
+  }
+}

@@ -1,0 +1,457 @@
+package io.idem.server.net;
+
+import io.idem.server.command.CommandRegistry;
+import io.idem.server.command.Config;
+import io.idem.server.command.Dispatcher;
+import io.idem.server.command.ServerContext;
+import io.idem.server.command.Session;
+import io.idem.server.command.Stats;
+import io.idem.server.commands.Commands;
+import io.idem.server.engine.Engine;
+import io.idem.server.resp.RespDecoder;
+import io.idem.server.resp.RespLimits;
+import io.idem.server.store.RocksStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.io.File;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Idem server: the durable engine behind RESP on Netty. {@link #start} opens the store, loads
+ * the keyspace and binds; {@link #close} stops gracefully (stop accepting, drain replies, snapshot,
+ * close RocksDB).
+ */
+public final class IdemServer implements ServerContext, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(IdemServer.class);
+
+  /** Idem's version, as INFO's idem_version reports it; kept equal to the Maven version. */
+  public static final String VERSION = "0.1.0-SNAPSHOT";
+
+  /** Raised when the server cannot start: the message is the one line the user sees. */
+  public static final class StartException extends Exception {
+    public StartException(String message, @Nullable Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private final Config config;
+  private final RocksStore store;
+  private final Engine engine;
+  private final CommandRegistry commands = Commands.registry();
+  private final Stats stats = new Stats();
+  private final Dispatcher dispatcher;
+  private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
+  private final Map<Long, Channel> channels = new ConcurrentHashMap<>();
+  private final AtomicLong nextClientId = new AtomicLong(1);
+  private final long startMillis = System.currentTimeMillis();
+  private final EventLoopGroup boss;
+  private final EventLoopGroup workers;
+  private final List<Channel> listeners = new ArrayList<>();
+  private final ScheduledExecutorService cron;
+  private final ExecutorService snapshotter;
+  private final AtomicBoolean snapshotQueued = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final java.util.function.Supplier<RespLimits> limits;
+  private volatile long lastSaveSeconds;
+  private volatile boolean saveOnShutdown = true;
+  private int port;
+  private volatile long opsPerSec;
+  private long lastCommandCount;
+  private int tlsPort;
+
+  private IdemServer(Config config, RocksStore.Opened opened) {
+    this.config = config;
+    this.store = opened.store();
+    this.engine = opened.engine();
+    this.dispatcher = new Dispatcher(this);
+    this.lastSaveSeconds = System.currentTimeMillis() / 1000;
+    this.limits = RespLimits.tracking(config);
+    engine.setMaxMemory(config.getLong("maxmemory"));
+    config.onChange("maxmemory", v -> engine.setMaxMemory(Long.parseLong(v)));
+    config.onChange("appendfsync", v -> store.setFsyncPolicy(RocksStore.FsyncPolicy.parse(v)));
+    boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    workers =
+        new MultiThreadIoEventLoopGroup(
+            Runtime.getRuntime().availableProcessors(), NioIoHandler.newFactory());
+    cron =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("idem-cron").daemon().factory());
+    snapshotter =
+        Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("idem-snapshot").daemon().factory());
+  }
+
+  /** Opens the store in the configured directory, loads it, and listens. */
+  public static IdemServer start(Config config) throws StartException {
+    Path dir = Path.of(config.get("dir"));
+    RocksStore.Opened opened;
+    try {
+      opened =
+          RocksStore.open(
+              dir,
+              Commands.codecs(),
+              RocksStore.FsyncPolicy.parse(config.get("appendfsync")),
+              System::currentTimeMillis);
+    } catch (IOException e) {
+      throw new StartException(e.getMessage(), e);
+    }
+    IdemServer server = new IdemServer(config, opened);
+    try {
+      server.bind();
+    } catch (StartException e) {
+      server.close();
+      throw e;
+    }
+    server.startBackground();
+    return server;
+  }
+
+  private void bind() throws StartException {
+    SslContext ssl = null;
+    int wantTls = config.getInt("tls-port");
+    if (wantTls > 0) {
+      String cert = config.get("tls-cert-file");
+      String key = config.get("tls-key-file");
+      if (cert.isEmpty() || key.isEmpty()) {
+        throw new StartException("tls-port needs tls-cert-file and tls-key-file", null);
+      }
+      try {
+        ssl = SslContextBuilder.forServer(new File(cert), new File(key)).build();
+      } catch (Exception e) {
+        throw new StartException(
+            "cannot load TLS certificate " + cert + " and key " + key + ": " + e.getMessage(), e);
+      }
+    }
+    int wantPort = config.getInt("port");
+    for (String address : config.get("bind").trim().split("\\s+")) {
+      port = listen(address, wantPort, null);
+      if (wantPort == 0) {
+        wantPort = port; // every address on the same port
+      }
+      if (ssl != null) {
+        tlsPort = listen(address, wantTls, ssl);
+      }
+    }
+  }
+
+  private int listen(String address, int port, @Nullable SslContext ssl) throws StartException {
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 511)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    if (ssl != null) {
+                      ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+                    }
+                    Connection connection = new Connection(IdemServer.this, dispatcher, store);
+                    ch.pipeline()
+                        .addLast(new RespDecoder(limits, connection::authRequired))
+                        .addLast(connection);
+                  }
+                });
+    try {
+      Channel ch = b.bind(new InetSocketAddress(address, port)).sync().channel();
+      listeners.add(ch);
+      return ((InetSocketAddress) ch.localAddress()).getPort();
+    } catch (Exception e) {
+      String why =
+          e instanceof BindException
+              ? e.getMessage()
+              : e.getClass().getSimpleName() + ": " + e.getMessage();
+      throw new StartException("cannot listen on " + address + ":" + port + ": " + why, e);
+    }
+  }
+
+  private void startBackground() {
+    // Active expiry: only due keys are visited, from the expiry index.
+    cron.scheduleWithFixedDelay(
+        () -> {
+          try {
+            while (engine.expireDue(1000) == 1000) {
+              // more are due: keep going, in bounded steps
+            }
+          } catch (RuntimeException e) {
+            log.error("active expiry failed", e);
+          }
+        },
+        100,
+        100,
+        TimeUnit.MILLISECONDS);
+    cron.scheduleWithFixedDelay(this::everySecond, 1, 1, TimeUnit.SECONDS);
+  }
+
+  private void everySecond() {
+    try {
+      long processed = stats.commandsProcessed.sum();
+      opsPerSec = processed - lastCommandCount;
+      lastCommandCount = processed;
+      long now = System.currentTimeMillis();
+      long interval = config.getLong("snapshot-interval") * 1000;
+      boolean due =
+          store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval
+              || store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes");
+      if (due) {
+        saveInBackground();
+      }
+      long timeout = config.getLong("timeout") * 1000;
+      if (timeout > 0) {
+        for (Session s : sessions.values()) {
+          if (now - s.lastCommandMillis() > timeout) {
+            s.close();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      log.error("background task failed", e);
+    }
+  }
+
+  // ---- connections
+
+  /** A new connection's session, or null if maxclients are connected already. */
+  @Nullable Session register(Channel ch, Runnable closer) {
+    stats.connectionsReceived.increment();
+    if (sessions.size() >= config.getLong("maxclients") || closed.get()) {
+      stats.rejectedConnections.increment();
+      return null;
+    }
+    boolean open = config.get("requirepass").isEmpty();
+    Session s =
+        new Session(
+            nextClientId.getAndIncrement(),
+            address(ch.remoteAddress()),
+            address(ch.localAddress()),
+            System.currentTimeMillis(),
+            open,
+            closer);
+    sessions.put(s.id(), s);
+    channels.put(s.id(), ch);
+    return s;
+  }
+
+  void unregister(Session s) {
+    sessions.remove(s.id());
+    channels.remove(s.id());
+  }
+
+  private static String address(java.net.SocketAddress a) {
+    return a instanceof InetSocketAddress i
+        ? i.getAddress().getHostAddress() + ":" + i.getPort()
+        : String.valueOf(a);
+  }
+
+  // ---- ServerContext
+
+  @Override
+  public Engine engine() {
+    return engine;
+  }
+
+  @Override
+  public Config config() {
+    return config;
+  }
+
+  @Override
+  public CommandRegistry commands() {
+    return commands;
+  }
+
+  @Override
+  public Collection<Session> sessions() {
+    return sessions.values();
+  }
+
+  @Override
+  public Stats stats() {
+    return stats;
+  }
+
+  @Override
+  public long startMillis() {
+    return startMillis;
+  }
+
+  public RocksStore store() {
+    return store;
+  }
+
+  /** The port the first address listens on (the real one when configured as 0). */
+  public int port() {
+    return port;
+  }
+
+  public int tlsPort() {
+    return tlsPort;
+  }
+
+  @Override
+  public @Nullable String journalFailure() {
+    return store.failure();
+  }
+
+  @Override
+  public String idemVersion() {
+    return VERSION;
+  }
+
+  @Override
+  public int connectedClients() {
+    return sessions.size();
+  }
+
+  @Override
+  public long instantaneousOpsPerSec() {
+    return opsPerSec;
+  }
+
+  @Override
+  public boolean saveInProgress() {
+    return store.snapshotRunning();
+  }
+
+  @Override
+  public long changesSinceLastSave() {
+    return store.changesSinceSnapshot();
+  }
+
+  @Override
+  public long durableSeq() {
+    return store.durableSeq();
+  }
+
+  @Override
+  public long diskBytes() {
+    return store.diskBytes();
+  }
+
+  @Override
+  public void save() {
+    try {
+      store.snapshot(engine);
+      lastSaveSeconds = System.currentTimeMillis() / 1000;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public boolean saveInBackground() {
+    if (!snapshotQueued.compareAndSet(false, true)) {
+      return false;
+    }
+    snapshotter.execute(
+        () -> {
+          try {
+            store.snapshot(engine);
+            lastSaveSeconds = System.currentTimeMillis() / 1000;
+          } catch (IOException | RuntimeException e) {
+            log.error("background snapshot failed", e);
+          } finally {
+            snapshotQueued.set(false);
+          }
+        });
+    return true;
+  }
+
+  @Override
+  public long lastSaveSeconds() {
+    return lastSaveSeconds;
+  }
+
+  @Override
+  public void shutdown() {
+    Thread.ofPlatform().name("idem-shutdown").start(this::close);
+  }
+
+  /** SHUTDOWN NOSAVE: skip the final snapshot (the log still holds every change). */
+  public void setSaveOnShutdown(boolean save) {
+    this.saveOnShutdown = save;
+  }
+
+  /** Blocks until the server has stopped. */
+  public void awaitStop() throws InterruptedException {
+    stopped.await();
+  }
+
+  /**
+   * Stops gracefully: no new connections, held replies drained (they wait for the log, which keeps
+   * committing), connections closed, a final snapshot, RocksDB closed.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    log.info("shutting down");
+    for (Channel l : listeners) {
+      l.close().awaitUninterruptibly();
+    }
+    for (Channel ch : channels.values()) {
+      ch.config().setAutoRead(false);
+    }
+    // Replies already computed wait only for the committer, which is still running.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.pendingChanges() > 0 && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    for (Channel ch : channels.values()) {
+      ch.eventLoop()
+          .execute(
+              () ->
+                  ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                      .addListener(f -> ch.close()));
+    }
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    cron.shutdownNow();
+    snapshotter.shutdown();
+    try {
+      snapshotter.awaitTermination(1, TimeUnit.MINUTES);
+      if (saveOnShutdown && store.failure() == null) {
+        store.snapshot(engine);
+      }
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      log.error("final snapshot failed; the log still holds every change", e);
+    }
+    store.close();
+    log.info("stopped");
+    stopped.countDown();
+  }
+}

@@ -1,0 +1,180 @@
+package io.idem.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.BooleanListOutput;
+import io.lettuce.core.output.BooleanOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.bloom.BFInsertParams;
+import redis.clients.jedis.bloom.CFInsertParams;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/** Jedis (its Bloom and cuckoo API) and Lettuce (custom commands, RESP3) against the server. */
+class ClientsTest {
+
+  @TempDir static Path dir;
+  static ServerHarness server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = new ServerHarness(dir.resolve("data"));
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @Test
+  void jedisBloom() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.ping()).isEqualTo("PONG");
+      assertThat(j.bfReserve("j:bf", 0.001, 10_000)).isEqualTo("OK");
+      assertThat(j.bfAdd("j:bf", "a")).isTrue();
+      assertThat(j.bfAdd("j:bf", "a")).isFalse();
+      assertThat(j.bfMAdd("j:bf", "a", "b")).containsExactly(false, true);
+      assertThat(j.bfExists("j:bf", "b")).isTrue();
+      assertThat(j.bfMExists("j:bf", "b", "nope")).containsExactly(true, false);
+      assertThat(j.bfCard("j:bf")).isEqualTo(2);
+      assertThat(j.bfInsert("j:bf2", new BFInsertParams().capacity(100).error(0.01), "x", "y"))
+          .containsExactly(true, true);
+      Map<String, Object> info = j.bfInfo("j:bf");
+      assertThat(info)
+          .containsEntry("Capacity", 10_000L)
+          .containsEntry("Number of items inserted", 2L);
+      assertThatThrownBy(() -> j.bfReserve("j:bf", 0.001, 10))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR item exists");
+      assertThat(j.type("j:bf")).isEqualTo("MBbloom--");
+      assertThat(j.del("j:bf", "j:bf2")).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void jedisBloomScanDumpRoundTrip() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      j.bfReserve("j:dump", 0.01, 5000);
+      for (int i = 0; i < 3000; i++) {
+        j.bfAdd("j:dump", "item" + i);
+      }
+      long iter = 0;
+      while (true) {
+        Map.Entry<Long, byte[]> chunk = j.bfScanDump("j:dump", iter);
+        iter = chunk.getKey();
+        if (iter == 0) {
+          break;
+        }
+        assertThat(j.bfLoadChunk("j:copy", iter, chunk.getValue())).isEqualTo("OK");
+      }
+      for (int i = 0; i < 3000; i++) {
+        assertThat(j.bfExists("j:copy", "item" + i)).isTrue();
+      }
+      assertThat(j.bfCard("j:copy")).isEqualTo(j.bfCard("j:dump"));
+    }
+  }
+
+  @Test
+  void jedisCuckoo() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.cfReserve("j:cf", 1000)).isEqualTo("OK");
+      assertThat(j.cfAdd("j:cf", "a")).isTrue();
+      assertThat(j.cfAddNx("j:cf", "a")).isFalse();
+      assertThat(j.cfAdd("j:cf", "a")).isTrue();
+      assertThat(j.cfCount("j:cf", "a")).isEqualTo(2);
+      assertThat(j.cfDel("j:cf", "a")).isTrue();
+      assertThat(j.cfExists("j:cf", "a")).isTrue();
+      assertThat(j.cfMExists("j:cf", "a", "b")).containsExactly(true, false);
+      assertThat(j.cfInsertNx("j:cf2", new CFInsertParams().capacity(100), "p", "p"))
+          .containsExactly(true, false);
+      Map<String, Object> info = j.cfInfo("j:cf");
+      assertThat(info)
+          .containsEntry("Number of items inserted", 1L)
+          .containsEntry("Bucket size", 2L);
+      assertThatThrownBy(() -> j.cfDel("j:missing", "a"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("Not found");
+    }
+  }
+
+  enum Bloom implements ProtocolKeyword {
+    ADD("BF.ADD"),
+    MEXISTS("BF.MEXISTS"),
+    RESERVE("BF.RESERVE");
+
+    private final byte[] bytes;
+
+    Bloom(String name) {
+      this.bytes = name.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public byte[] getBytes() {
+      return bytes;
+    }
+
+    @Override
+    public String toString() {
+      return new String(bytes, StandardCharsets.US_ASCII);
+    }
+  }
+
+  @Test
+  void lettuceCustomCommandsOverResp3() {
+    io.lettuce.core.RedisClient client =
+        io.lettuce.core.RedisClient.create(RedisURI.create("127.0.0.1", server.port()));
+    try (StatefulRedisConnection<String, String> c = client.connect()) {
+      RedisCommands<String, String> sync = c.sync();
+      assertThat(sync.ping()).isEqualTo("PONG");
+      StringCodec codec = StringCodec.UTF8;
+      assertThat(
+              sync.dispatch(
+                  Bloom.RESERVE,
+                  new StatusOutput<>(codec),
+                  new CommandArgs<>(codec).addKey("l:bf").add("0.01").add(1000)))
+          .isEqualTo("OK");
+      assertThat(
+              sync.dispatch(
+                  Bloom.ADD,
+                  new BooleanOutput<>(codec),
+                  new CommandArgs<>(codec).addKey("l:bf").addValue("v")))
+          .isTrue(); // RESP3: RedisBloom answers BF.ADD with a boolean
+      List<Boolean> exists =
+          sync.dispatch(
+              Bloom.MEXISTS,
+              new BooleanListOutput<>(codec),
+              new CommandArgs<>(codec).addKey("l:bf").addValue("v").addValue("w"));
+      assertThat(exists).containsExactly(true, false);
+      assertThatThrownBy(
+              () ->
+                  sync.dispatch(
+                      Bloom.ADD,
+                      new IntegerOutput<>(codec),
+                      new CommandArgs<>(codec).addKey("l:bf")))
+          .isInstanceOf(RedisCommandExecutionException.class)
+          .hasMessage("ERR wrong number of arguments for 'bf.add' command");
+      assertThat(sync.dbsize()).isGreaterThanOrEqualTo(1);
+      assertThat(sync.expire("l:bf", 100)).isTrue();
+      assertThat(sync.ttl("l:bf")).isEqualTo(100);
+    } finally {
+      client.shutdown();
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package io.idem.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Debian's redis-cli against the server: exact output, as a user at a terminal sees it. */
+class RedisCliTest {
+
+  @TempDir static Path dir;
+  static ServerHarness server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = new ServerHarness(dir.resolve("data"));
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  /** Runs redis-cli with the arguments; returns its standard output (stderr merged). */
+  static String cli(String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("redis-cli");
+    cmd.add("-p");
+    cmd.add(Integer.toString(server.port()));
+    cmd.addAll(List.of(args));
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new IOException(
+          "redis-cli is needed for this test: apt-get install redis-tools (.ci/run does)", e);
+    }
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return out;
+  }
+
+  @Test
+  void pingAndEcho() throws Exception {
+    assertThat(cli("PING")).isEqualTo("PONG\n");
+    assertThat(cli("ECHO", "hello world")).isEqualTo("hello world\n");
+  }
+
+  @Test
+  void bloomCommands() throws Exception {
+    assertThat(cli("BF.RESERVE", "cli:bf", "0.01", "1000")).isEqualTo("OK\n");
+    assertThat(cli("BF.ADD", "cli:bf", "a")).isEqualTo("1\n");
+    assertThat(cli("BF.ADD", "cli:bf", "a")).isEqualTo("0\n");
+    assertThat(cli("BF.MADD", "cli:bf", "a", "b", "c")).isEqualTo("0\n1\n1\n");
+    assertThat(cli("BF.EXISTS", "cli:bf", "b")).isEqualTo("1\n");
+    assertThat(cli("BF.MEXISTS", "cli:bf", "b", "zz")).isEqualTo("1\n0\n");
+    assertThat(cli("BF.CARD", "cli:bf")).isEqualTo("3\n");
+    // redis-cli ends an error with an empty line when its output is not a terminal.
+    assertThat(cli("BF.RESERVE", "cli:bf", "0.01", "1000")).isEqualTo("ERR item exists\n\n");
+    assertThat(cli("TYPE", "cli:bf")).isEqualTo("MBbloom--\n");
+  }
+
+  @Test
+  void cuckooCommands() throws Exception {
+    assertThat(cli("CF.RESERVE", "cli:cf", "1000")).isEqualTo("OK\n");
+    assertThat(cli("CF.ADD", "cli:cf", "x")).isEqualTo("1\n");
+    assertThat(cli("CF.ADDNX", "cli:cf", "x")).isEqualTo("0\n");
+    assertThat(cli("CF.COUNT", "cli:cf", "x")).isEqualTo("1\n");
+    assertThat(cli("CF.DEL", "cli:cf", "x")).isEqualTo("1\n");
+    assertThat(cli("CF.EXISTS", "cli:cf", "x")).isEqualTo("0\n");
+    assertThat(cli("TYPE", "cli:cf")).isEqualTo("MBbloomCF\n");
+  }
+
+  @Test
+  void errorsAsRedisPrintsThem() throws Exception {
+    assertThat(cli("NOSUCH", "a"))
+        .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");
+    assertThat(cli("BF.ADD", "cli:only-key"))
+        .isEqualTo("ERR wrong number of arguments for 'bf.add' command\n\n");
+    cli("BF.ADD", "cli:wrong", "a");
+    assertThat(cli("CF.ADD", "cli:wrong", "a"))
+        .isEqualTo("WRONGTYPE Operation against a key holding the wrong kind of value\n\n");
+  }
+
+  @Test
+  void keyspaceCommands() throws Exception {
+    cli("BF.ADD", "cli:ttl", "a");
+    assertThat(cli("EXPIRE", "cli:ttl", "100")).isEqualTo("1\n");
+    assertThat(cli("TTL", "cli:ttl")).isEqualTo("100\n");
+    assertThat(cli("PERSIST", "cli:ttl")).isEqualTo("1\n");
+    assertThat(cli("TTL", "cli:ttl")).isEqualTo("-1\n");
+    assertThat(cli("DEL", "cli:ttl", "cli:none")).isEqualTo("1\n");
+    assertThat(cli("EXISTS", "cli:ttl")).isEqualTo("0\n");
+  }
+
+  @Test
+  void scanWalksEveryKey() throws Exception {
+    for (int i = 0; i < 50; i++) {
+      cli("BF.ADD", "cli:scan:" + i, "a");
+    }
+    String out = cli("--scan", "--pattern", "cli:scan:*");
+    assertThat(out.lines().sorted().distinct().count()).isEqualTo(50);
+  }
+
+  @Test
+  void resp3Hello() throws Exception {
+    String out = cli("-3", "HELLO", "3");
+    assertThat(out).contains("server").contains("proto").contains("3");
+  }
+
+  @Test
+  void pipedCommandsFromStandardInput() throws Exception {
+    // redis-cli --pipe sends raw RESP; the summary line counts replies and errors.
+    assertThat(cli("BF.RESERVE", "cli:pipe", "0.0001", "10000")).isEqualTo("OK\n");
+    Path input = dir.resolve("pipe.txt");
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 1000; i++) {
+      b.append("BF.ADD cli:pipe item").append(i).append("\r\n");
+    }
+    java.nio.file.Files.writeString(input, b.toString());
+    Process p =
+        new ProcessBuilder("redis-cli", "-p", Integer.toString(server.port()), "--pipe")
+            .redirectInput(input.toFile())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(out).contains("errors: 0, replies: 1000");
+    assertThat(cli("BF.CARD", "cli:pipe")).isEqualTo("1000\n");
+  }
+}

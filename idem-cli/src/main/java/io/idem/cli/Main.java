@@ -35,7 +35,9 @@ public final class Main {
     uniq.err = err;
     PrintWriter outWriter = new PrintWriter(out, true, StandardCharsets.UTF_8);
     PrintWriter errWriter = new PrintWriter(err, true);
-    CommandLine cl = newCommandLine(size, uniq);
+    ServeCommand serve = new ServeCommand();
+    serve.err = err;
+    CommandLine cl = newCommandLine(serve, size, uniq);
     cl.setOut(outWriter);
     cl.setErr(errWriter);
     int code = cl.execute(args);
@@ -45,8 +47,12 @@ public final class Main {
   }
 
   /** The command tree over these command objects, with idem's error handling. */
-  static CommandLine newCommandLine(SizeCommand size, UniqCommand uniq) {
-    CommandLine cl = new CommandLine(new IdemCommand()).addSubcommand(size).addSubcommand(uniq);
+  static CommandLine newCommandLine(ServeCommand serve, SizeCommand size, UniqCommand uniq) {
+    CommandLine cl =
+        new CommandLine(new IdemCommand())
+            .addSubcommand(serve)
+            .addSubcommand(size)
+            .addSubcommand(uniq);
     cl.setParameterExceptionHandler(Main::usageError);
     cl.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {

@@ -36,7 +36,7 @@ record Run(int exitCode, byte[] out, String err) {
     uniq.in = in;
     uniq.out = out;
     uniq.err = errStream;
-    CommandLine cl = Main.newCommandLine(new SizeCommand(), uniq);
+    CommandLine cl = Main.newCommandLine(new ServeCommand(), new SizeCommand(), uniq);
     cl.setErr(new PrintWriter(errStream, true));
     String[] full = new String[args.length + 1];
     full[0] = "uniq";

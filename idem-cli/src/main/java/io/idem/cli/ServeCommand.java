@@ -1,0 +1,163 @@
+package io.idem.cli;
+
+import io.idem.server.command.Config;
+import io.idem.server.net.IdemServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code idem serve}: the Redis-protocol server on an embedded RocksDB. */
+@Command(
+    name = "serve",
+    header = "Run the Idem server: the Redis protocol on an embedded RocksDB.",
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Listens on 127.0.0.1:6379 by default and keeps its data under ./idem-data. Settings come"
+          + " from the command line, then the configuration file, then the defaults; every one is"
+          + " checked before the server starts. SIGTERM or SHUTDOWN stop it gracefully.",
+      ""
+    },
+    footer = {
+      "",
+      "The configuration file has one setting per line, as redis.conf: `name value`; `#` starts a"
+          + " comment. Settings: bind, port, dir, requirepass, maxclients, timeout, maxmemory,"
+          + " appendfsync, proto-max-bulk-len, client-query-buffer-limit, max-multibulk-len,"
+          + " max-inline-len, snapshot-interval, snapshot-log-bytes, tls-port, tls-cert-file,"
+          + " tls-key-file, metrics-port, metrics-bind, loglevel (docs/commands/server.md).",
+      "",
+      "Examples:",
+      "  idem serve",
+      "  idem serve --port 7000 --dir /var/lib/idem --set appendfsync=always",
+      "  idem serve --config idem.conf"
+    })
+final class ServeCommand implements Callable<Integer> {
+
+  /** The largest configuration file read: settings are a few lines. */
+  static final long MAX_CONFIG_BYTES = 1 << 20;
+
+  PrintStream err = System.err;
+
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      description = "TCP port (default 6379; 0 picks one).")
+  @Nullable String port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDRESS",
+      description = "Address to listen on (default 127.0.0.1).")
+  @Nullable String bind;
+
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description = "Data directory (default ./idem-data).")
+  @Nullable String dir;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "A configuration file.")
+  @Nullable Path configFile;
+
+  @Option(
+      names = "--set",
+      paramLabel = "NAME=VALUE",
+      description = "Any setting, as in the configuration file; repeatable.")
+  List<String> sets = new ArrayList<>();
+
+  @Override
+  public Integer call() {
+    Config config = configure();
+    IdemServer server;
+    try {
+      server = IdemServer.start(config);
+    } catch (IdemServer.StartException e) {
+      throw new CliException(1, e.getMessage());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "idem-sigterm"));
+    err.println(
+        "idem: ready on "
+            + config.get("bind")
+            + ":"
+            + server.port()
+            + " with data in "
+            + Path.of(config.get("dir")).toAbsolutePath().normalize());
+    err.flush();
+    try {
+      server.awaitStop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  /** Defaults, then the file, then the flags; the first bad value stops with one line. */
+  Config configure() {
+    Config config = Config.defaults();
+    if (configFile != null) {
+      readFile(config, configFile);
+    }
+    try {
+      for (String s : sets) {
+        int eq = s.indexOf('=');
+        if (eq <= 0) {
+          throw new CliException(2, "--set needs NAME=VALUE, not '" + s + "'");
+        }
+        config.set(s.substring(0, eq).trim(), s.substring(eq + 1));
+      }
+      if (port != null) {
+        config.set("port", port);
+      }
+      if (bind != null) {
+        config.set("bind", bind);
+      }
+      if (dir != null) {
+        config.set("dir", dir);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new CliException(2, e.getMessage());
+    }
+    return config;
+  }
+
+  private static void readFile(Config config, Path file) {
+    List<String> lines;
+    try {
+      if (Files.size(file) > MAX_CONFIG_BYTES) {
+        throw new CliException(2, file + " is larger than " + MAX_CONFIG_BYTES + " bytes");
+      }
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new CliException(2, "cannot read " + file + ": " + e.getMessage());
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String[] parts = line.split("\\s+", 2);
+      String value = parts.length == 2 ? unquote(parts[1].strip()) : "";
+      try {
+        config.set(parts[0], value);
+      } catch (IllegalArgumentException e) {
+        throw new CliException(2, file + ":" + (i + 1) + ": " + e.getMessage());
+      }
+    }
+  }
+
+  private static String unquote(String v) {
+    if (v.length() >= 2
+        && (v.startsWith("\"") && v.endsWith("\"") || v.startsWith("'") && v.endsWith("'"))) {
+      return v.substring(1, v.length() - 1);
+    }
+    return v;
+  }
+}

@@ -150,8 +150,16 @@ public final class RocksStore implements Journal {
     this.writeOptions = policy == FsyncPolicy.ALWAYS ? sync : noSync;
     try {
       Files.createDirectories(dir);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // createDirectories names only the path: say which part is in the way.
+      throw new IOException(
+          "cannot create the data directory " + dir + ": " + e.getFile() + " is not a directory",
+          e);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new IOException(
+          "cannot create the data directory " + dir + ": permission denied on " + e.getFile(), e);
     } catch (IOException e) {
-      throw new IOException("cannot create the data directory " + dir + ": " + e.getMessage(), e);
+      throw new IOException("cannot create the data directory " + dir + ": " + e, e);
     }
     if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
       throw new IOException("the data directory " + dir + " is not a writable directory");

@@ -3,9 +3,15 @@ package io.idem.cli;
 import io.idem.server.command.Config;
 import io.idem.server.net.IdemServer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,17 +135,33 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   private static void readFile(Config config, Path file) {
-    List<String> lines;
-    try {
-      if (Files.size(file) > MAX_CONFIG_BYTES) {
-        throw new CliException(2, file + " is larger than " + MAX_CONFIG_BYTES + " bytes");
-      }
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    byte[] bytes;
+    // Read at most one byte past the limit: the size on disk says nothing for a pipe or /dev/zero.
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes((int) MAX_CONFIG_BYTES + 1);
+    } catch (NoSuchFileException e) {
+      throw new CliException(2, "cannot read " + file + ": no such file");
+    } catch (AccessDeniedException e) {
+      throw new CliException(2, "cannot read " + file + ": permission denied");
     } catch (IOException e) {
       throw new CliException(2, "cannot read " + file + ": " + e.getMessage());
     }
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
+    if (bytes.length > MAX_CONFIG_BYTES) {
+      throw new CliException(2, file + " is larger than " + MAX_CONFIG_BYTES + " bytes");
+    }
+    CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder(); // reports bad bytes
+    // Lines end at \n, as redis.conf's do; strip() drops the \r of a \r\n.
+    for (int start = 0, end, number = 1; start < bytes.length; start = end + 1, number++) {
+      end = start;
+      while (end < bytes.length && bytes[end] != '\n') {
+        end++;
+      }
+      String line;
+      try {
+        line = utf8.decode(ByteBuffer.wrap(bytes, start, end - start)).toString().strip();
+      } catch (CharacterCodingException e) {
+        throw new CliException(2, file + ":" + number + ": not UTF-8 text");
+      }
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
@@ -148,7 +170,7 @@ final class ServeCommand implements Callable<Integer> {
       try {
         config.set(parts[0], value);
       } catch (IllegalArgumentException e) {
-        throw new CliException(2, file + ":" + (i + 1) + ": " + e.getMessage());
+        throw new CliException(2, file + ":" + number + ": " + e.getMessage());
       }
     }
   }

@@ -87,6 +87,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private volatile long opsPerSec;
   private long lastCommandCount;
   private int tlsPort;
+  private @Nullable MetricsServer metrics;
 
   private IdemServer(Config config, RocksStore.Opened opened) {
     this.config = config;
@@ -127,6 +128,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     IdemServer server = new IdemServer(config, opened);
     try {
       server.bind();
+      int metricsPort = config.getInt("metrics-port");
+      if (metricsPort > 0) {
+        server.metrics = MetricsServer.start(server, config.get("metrics-bind"), metricsPort);
+      }
     } catch (StartException e) {
       server.close();
       throw e;
@@ -321,6 +326,12 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     return tlsPort;
   }
 
+  /** The port of the Prometheus endpoint, or 0 when it is off. */
+  public int metricsPort() {
+    MetricsServer m = metrics;
+    return m == null ? 0 : m.port();
+  }
+
   @Override
   public @Nullable String journalFailure() {
     return store.failure();
@@ -420,6 +431,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       return;
     }
     log.info("shutting down");
+    if (metrics != null) {
+      metrics.close();
+    }
     for (Channel l : listeners) {
       l.close().awaitUninterruptibly();
     }

@@ -197,6 +197,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * For a graceful stop: reads no more, writes the held replies as the log releases them, then
+   * closes; gives up waiting at the deadline. Call on any thread.
+   */
+  void drainAndClose(long deadlineNanos) {
+    ctx.executor()
+        .execute(
+            () -> {
+              if (out == null) {
+                return; // closed already
+              }
+              ctx.channel().config().setAutoRead(false);
+              closeAfterWrite = true;
+              release();
+              if (!held.isEmpty() && System.nanoTime() < deadlineNanos) {
+                ctx.executor()
+                    .schedule(
+                        () -> drainAndClose(deadlineNanos),
+                        10,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+              } else if (!held.isEmpty()) {
+                ctx.close(); // the deadline passed: these writes are durable, unacknowledged
+              }
+            });
+  }
+
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     // Backpressure: a client that does not read its replies stops being read.

@@ -437,20 +437,20 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     for (Channel l : listeners) {
       l.close().awaitUninterruptibly();
     }
-    for (Channel ch : channels.values()) {
-      ch.config().setAutoRead(false);
-    }
-    // Replies already computed wait only for the committer, which is still running.
+    // Replies already computed wait only for the committer, which is still running: each
+    // connection stops reading, writes its held replies as the log releases them, then closes.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (store.pendingChanges() > 0 && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
+    for (Channel ch : channels.values()) {
+      Connection c = ch.pipeline().get(Connection.class);
+      if (c != null) {
+        c.drainAndClose(deadline);
+      } else {
+        ch.close();
+      }
     }
     for (Channel ch : channels.values()) {
-      ch.eventLoop()
-          .execute(
-              () ->
-                  ch.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
-                      .addListener(f -> ch.close()));
+      ch.closeFuture()
+          .awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

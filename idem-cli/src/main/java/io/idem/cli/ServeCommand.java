@@ -91,9 +91,7 @@ final class ServeCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "idem-sigterm"));
     err.println(
         "idem: ready on "
-            + config.get("bind")
-            + ":"
-            + server.port()
+            + endpoints(config.get("bind"), server.port())
             + " with data in "
             + Path.of(config.get("dir")).toAbsolutePath().normalize());
     err.flush();
@@ -103,6 +101,15 @@ final class ServeCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** Each listening address with its port: {@code 127.0.0.1:6379, [::1]:6379}. */
+  static String endpoints(String bind, int port) {
+    List<String> out = new ArrayList<>();
+    for (String address : bind.trim().split("\\s+")) {
+      out.add((address.indexOf(':') >= 0 ? "[" + address + "]" : address) + ":" + port);
+    }
+    return String.join(", ", out);
   }
 
   /** Defaults, then the file, then the flags; the first bad value stops with one line. */

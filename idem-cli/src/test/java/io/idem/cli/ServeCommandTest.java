@@ -326,7 +326,11 @@ class ServeCommandTest {
   private static final Pattern READY =
       Pattern.compile("^idem: ready on 127\\.0\\.0\\.1:(\\d+) with data in (.*)$");
 
-  /** {@code idem serve args...} in a new JVM, started as ./idem starts it. */
+  private static final Pattern TWO_READY =
+      Pattern.compile(
+          "^idem: ready on 127\\.0\\.0\\.1:(\\d+), 127\\.0\\.0\\.2:\\1 with data in .*$");
+
+  /** {@code idem serve args...} in a new JVM, with native access enabled as ./idem does. */
   private static Process idem(String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -345,6 +349,17 @@ class ServeCommandTest {
       throw new AssertionError("idem serve still running");
     }
     return p.exitValue();
+  }
+
+  /** Reads stderr up to the ready line, which it returns; only log lines may come before it. */
+  private static String readyLine(BufferedReader err) throws IOException {
+    for (String line; (line = err.readLine()) != null; ) {
+      if (line.startsWith("idem: ready on ")) {
+        return line;
+      }
+      assertThat(line).as("stderr before the ready line").matches(LOG_LINE);
+    }
+    throw new AssertionError("idem serve ended without a ready line");
   }
 
   private static List<String> userLines(String stderr) {
@@ -391,16 +406,8 @@ class ServeCommandTest {
     try {
       BufferedReader err =
           new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
-      Matcher ready = null;
-      for (String line; ready == null && (line = err.readLine()) != null; ) {
-        Matcher m = READY.matcher(line);
-        if (m.matches()) {
-          ready = m;
-        } else {
-          assertThat(line).as("stderr before the ready line").matches(LOG_LINE);
-        }
-      }
-      assertThat(ready).as("ready line").isNotNull();
+      Matcher ready = READY.matcher(readyLine(err));
+      assertThat(ready.matches()).as(ready.toString()).isTrue();
       assertThat(ready.group(2)).isEqualTo(dir.toAbsolutePath().normalize().toString());
 
       try (Socket s =
@@ -421,5 +428,38 @@ class ServeCommandTest {
     } finally {
       p.destroyForcibly();
     }
+  }
+
+  @Test
+  void process_twoAddresses_readyLineNamesEach_andSigtermStopsIt() throws Exception {
+    Path dir = tmp.resolve("data");
+    Process p = idem("--bind", "127.0.0.1 127.0.0.2", "--port", "0", "--dir", dir.toString());
+    try {
+      BufferedReader err =
+          new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
+      Matcher ready = TWO_READY.matcher(readyLine(err));
+      assertThat(ready.matches()).as(ready.toString()).isTrue();
+
+      try (Socket s = new Socket("127.0.0.2", Integer.parseInt(ready.group(1)));
+          BufferedReader in =
+              new BufferedReader(
+                  new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))) {
+        s.getOutputStream().write("*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(in.readLine()).isEqualTo("+PONG");
+      }
+      // SIGTERM, through the handle: Process.destroy would also close the streams read below.
+      p.toHandle().destroy();
+      assertThat(exitCode(p)).isEqualTo(143);
+      assertThat(err.lines().filter(l -> !LOG_LINE.matcher(l).matches())).isEmpty();
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  @Test
+  void endpoints_eachAddressWithThePort_ipv6InBrackets() {
+    assertThat(ServeCommand.endpoints("127.0.0.1", 6379)).isEqualTo("127.0.0.1:6379");
+    assertThat(ServeCommand.endpoints(" 127.0.0.1  ::1 ", 7000))
+        .isEqualTo("127.0.0.1:7000, [::1]:7000");
   }
 }

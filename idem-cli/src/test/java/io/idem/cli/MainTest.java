@@ -35,7 +35,8 @@ class MainTest {
     Run run = Run.main("");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).isEqualTo("idem: missing command: one of size, uniq (see idem --help)\n");
+    assertThat(run.err())
+        .isEqualTo("idem: missing command: one of serve, size, uniq (see idem --help)\n");
   }
 
   @Test

@@ -85,6 +85,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private volatile boolean saveOnShutdown = true;
   private int port;
   private volatile long opsPerSec;
+  private volatile boolean started = true;
   private long lastCommandCount;
   private int tlsPort;
   private @Nullable MetricsServer metrics;
@@ -133,6 +134,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         server.metrics = MetricsServer.start(server, config.get("metrics-bind"), metricsPort);
       }
     } catch (StartException e) {
+      server.started = false; // a failed start closes quietly: the one-line error says it all
       server.close();
       throw e;
     }
@@ -198,7 +200,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       String why =
           e instanceof BindException
               ? e.getMessage()
-              : e.getClass().getSimpleName() + ": " + e.getMessage();
+              : e instanceof java.nio.channels.UnresolvedAddressException
+                  ? "the address cannot be resolved"
+                  : e.getClass().getSimpleName() + ": " + e.getMessage();
       throw new StartException("cannot listen on " + address + ":" + port + ": " + why, e);
     }
   }
@@ -430,7 +434,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    log.info("shutting down");
+    if (started) {
+      log.info("shutting down");
+    }
     if (metrics != null) {
       metrics.close();
     }
@@ -458,14 +464,16 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     snapshotter.shutdown();
     try {
       snapshotter.awaitTermination(1, TimeUnit.MINUTES);
-      if (saveOnShutdown && store.failure() == null) {
+      if (started && saveOnShutdown && store.failure() == null) {
         store.snapshot(engine);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       log.error("final snapshot failed; the log still holds every change", e);
     }
     store.close();
-    log.info("stopped");
+    if (started) {
+      log.info("stopped");
+    }
     stopped.countDown();
   }
 }

@@ -158,6 +158,16 @@ public final class RocksStore implements Journal {
     } catch (java.nio.file.AccessDeniedException e) {
       throw new IOException(
           "cannot create the data directory " + dir + ": permission denied on " + e.getFile(), e);
+    } catch (java.nio.file.FileSystemException e) {
+      String reason = e.getReason() == null ? "" : e.getReason();
+      throw new IOException(
+          "cannot create the data directory "
+              + dir
+              + ": "
+              + (reason.equals("Not a directory")
+                  ? "a part of its path is not a directory"
+                  : reason.toLowerCase(java.util.Locale.ROOT)),
+          e);
     } catch (IOException e) {
       throw new IOException("cannot create the data directory " + dir + ": " + e, e);
     }
@@ -185,7 +195,18 @@ public final class RocksStore implements Journal {
     } catch (RocksDBException e) {
       dbOptions.close();
       cfOptions.close();
-      throw new IOException("cannot open the data directory " + dir + ": " + e.getMessage(), e);
+      String m = String.valueOf(e.getMessage());
+      if (m.contains("lock file") || m.contains("LOCK")) {
+        // RocksDB's own text names a thread and a time when the holder is this process.
+        throw new IOException(
+            "cannot open the data directory "
+                + dir
+                + ": it is in use by another Idem server ("
+                + dir.resolve("LOCK")
+                + " is locked)",
+            e);
+      }
+      throw new IOException("cannot open the data directory " + dir + ": " + m, e);
     }
     meta = handles.get(0);
     names = handles.get(1);

@@ -127,17 +127,18 @@ public final class RocksStore implements Journal {
 
   private record Waiter(long seq, Runnable action) {}
 
-  /** One change, written into the committer's batch in sequence order. */
-  private interface Op {
-    long seq();
-
-    void writeTo(WriteBatch batch) throws RocksDBException;
-
-    /** Bytes the op adds to the log, for the snapshot trigger. */
-    default long logBytes() {
-      return 0;
-    }
+  /** What one change puts into the committer's batch, given its sequence number. */
+  @FunctionalInterface
+  private interface Write {
+    void to(WriteBatch batch, long seq) throws RocksDBException;
   }
+
+  /**
+   * One change, written into the committer's batch in sequence order.
+   *
+   * @param logBytes bytes it adds to the log, for the snapshot trigger
+   */
+  private record Op(long seq, Write write, long logBytes) {}
 
   static {
     RocksDB.loadLibrary();
@@ -482,14 +483,24 @@ public final class RocksStore implements Journal {
 
   // ---- the journal
 
-  private long append(Op op) {
-    // caller holds appendLock
-    pending.add(op);
-    if (committerWaiting) {
-      committerWaiting = false;
-      hasWork.signal();
+  /**
+   * Hands out the next sequence number and queues the change under it, so the committer writes
+   * changes in sequence order. Callers update the dirty set first: a snapshot round that starts
+   * after this number then sees it.
+   */
+  private long append(long logBytes, Write write) {
+    appendLock.lock();
+    try {
+      long seq = ++lastSeq;
+      pending.add(new Op(seq, write, logBytes));
+      if (committerWaiting) {
+        committerWaiting = false;
+        hasWork.signal();
+      }
+      return seq;
+    } finally {
+      appendLock.unlock();
     }
-    return op.seq();
   }
 
   @Override
@@ -513,82 +524,33 @@ public final class RocksStore implements Journal {
     byte[] nameValue = nameValue(entry);
     long id = entry.id();
     byte type = entry.codec().typeId();
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      byte[] object = objectValue(type, seq, -1, recipe);
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.put(names, name, nameValue);
-              b.put(objects, idKey(id), object);
-            }
-          });
-    } finally {
-      appendLock.unlock();
-    }
+    return append(
+        0,
+        (b, seq) -> {
+          b.put(names, name, nameValue);
+          b.put(objects, idKey(id), objectValue(type, seq, -1, recipe));
+        });
   }
 
   @Override
   public long mutated(Entry entry, byte op, byte[] payload) {
     byte[] record =
         ByteBuffer.allocate(9 + payload.length).putLong(entry.id()).put(op).put(payload).array();
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      dirty.put(entry.id(), entry);
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.put(logCf, seqKey(seq), record);
-            }
-
-            @Override
-            public long logBytes() {
-              return record.length + 16;
-            }
-          });
-    } finally {
-      appendLock.unlock();
-    }
+    dirty.put(entry.id(), entry);
+    return append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
   }
 
   @Override
   public long deleted(Entry entry) {
     byte[] name = nameKey(entry.key());
     long id = entry.id();
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      dirty.remove(id);
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.delete(names, name);
-              dropObject(b, id);
-            }
-          });
-    } finally {
-      appendLock.unlock();
-    }
+    dirty.remove(id);
+    return append(
+        0,
+        (b, seq) -> {
+          b.delete(names, name);
+          dropObject(b, id);
+        });
   }
 
   private void dropObject(WriteBatch b, long id) throws RocksDBException {
@@ -602,81 +564,38 @@ public final class RocksStore implements Journal {
     byte[] newName = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
     long dropped = overwritten == null ? -1 : overwritten.id();
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      if (dropped >= 0) {
-        dirty.remove(dropped);
-      }
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.delete(names, oldName);
-              b.put(names, newName, nameValue);
-              if (dropped >= 0) {
-                dropObject(b, dropped);
-              }
-            }
-          });
-    } finally {
-      appendLock.unlock();
+    if (dropped >= 0) {
+      dirty.remove(dropped);
     }
+    return append(
+        0,
+        (b, seq) -> {
+          b.delete(names, oldName);
+          b.put(names, newName, nameValue);
+          if (dropped >= 0) {
+            dropObject(b, dropped);
+          }
+        });
   }
 
   @Override
   public long expiryChanged(Entry entry) {
     byte[] name = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.put(names, name, nameValue);
-            }
-          });
-    } finally {
-      appendLock.unlock();
-    }
+    return append(0, (b, seq) -> b.put(names, name, nameValue));
   }
 
   @Override
   public long flushed() {
-    appendLock.lock();
-    try {
-      long seq = ++lastSeq;
-      dirty.clear();
-      return append(
-          new Op() {
-            @Override
-            public long seq() {
-              return seq;
-            }
-
-            @Override
-            public void writeTo(WriteBatch b) throws RocksDBException {
-              b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
-              b.deleteRange(objects, idKey(0), idKey(-1));
-              b.deleteRange(chunks, idKey(0), idKey(-1));
-              b.deleteRange(logCf, seqKey(0), seqKey(seq));
-            }
-          });
-    } finally {
-      appendLock.unlock();
-    }
+    dirty.clear(); // the engine holds every key's lock: nothing is dirtied meanwhile
+    return append(
+        0,
+        (b, seq) -> {
+          b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
+          b.deleteRange(objects, idKey(0), idKey(-1));
+          b.deleteRange(chunks, idKey(0), idKey(-1));
+          b.deleteRange(logCf, seqKey(0), seqKey(seq));
+        });
   }
 
   @Override
@@ -735,7 +654,7 @@ public final class RocksStore implements Journal {
       long bytes = 0;
       try (WriteBatch batch = new WriteBatch()) {
         for (Op op : ops) {
-          op.writeTo(batch);
+          op.write().to(batch, op.seq());
           bytes += op.logBytes();
         }
         batch.put(meta, META_SEQ, seqKey(last));
@@ -873,25 +792,7 @@ public final class RocksStore implements Journal {
       for (Entry e : List.copyOf(dirty.values())) {
         snapshotOne(engine, e);
       }
-      long bound = roundStart;
-      appendLock.lock();
-      try {
-        long seq = ++lastSeq;
-        append(
-            new Op() {
-              @Override
-              public long seq() {
-                return seq;
-              }
-
-              @Override
-              public void writeTo(WriteBatch b) throws RocksDBException {
-                b.deleteRange(logCf, seqKey(0), seqKey(bound + 1));
-              }
-            });
-      } finally {
-        appendLock.unlock();
-      }
+      append(0, (b, seq) -> b.deleteRange(logCf, seqKey(0), seqKey(roundStart + 1)));
       lastSnapshotSeq = roundStart;
       lastSnapshotMillis = System.currentTimeMillis();
       lastSnapshotDurationMillis = lastSnapshotMillis - started;
@@ -947,27 +848,13 @@ public final class RocksStore implements Journal {
     engine.locked(
         e,
         en -> {
-          appendLock.lock();
-          try {
-            long seq = ++lastSeq;
-            byte[] object = objectValue(image.type(), image.seq(), version, new byte[0]);
-            append(
-                new Op() {
-                  @Override
-                  public long seq() {
-                    return seq;
-                  }
-
-                  @Override
-                  public void writeTo(WriteBatch b) throws RocksDBException {
-                    b.put(objects, idKey(id), object);
-                    b.deleteRange(chunks, chunkKey(id, 0, 0), chunkKey(id, version, 0));
-                  }
-                });
-          } finally {
-            appendLock.unlock();
-          }
-          return null;
+          byte[] object = objectValue(image.type(), image.seq(), version, new byte[0]);
+          return append(
+              0,
+              (b, seq) -> {
+                b.put(objects, idKey(id), object);
+                b.deleteRange(chunks, chunkKey(id, 0, 0), chunkKey(id, version, 0));
+              });
         });
   }
 

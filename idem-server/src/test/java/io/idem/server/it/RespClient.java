@@ -26,12 +26,22 @@ final class RespClient implements AutoCloseable {
   private final OutputStream out;
 
   RespClient(int port) throws IOException {
-    socket = new Socket();
-    socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+    this(connect(port));
+  }
+
+  /** A client over a socket that is already connected (a TLS socket, for one). */
+  RespClient(Socket connected) throws IOException {
+    socket = connected;
     socket.setSoTimeout(30_000);
     socket.setTcpNoDelay(true);
     in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
     out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+  }
+
+  private static Socket connect(int port) throws IOException {
+    Socket s = new Socket();
+    s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+    return s;
   }
 
   /** Queues one command; {@link #flush} sends what is queued. */
@@ -110,6 +120,27 @@ final class RespClient implements AutoCloseable {
         return b.toString();
       }
       b.append((char) c);
+    }
+  }
+
+  /**
+   * Waits up to {@code millis} for the server to close the connection: true on end of stream, false
+   * if nothing arrives. Anything else arriving is a protocol surprise.
+   */
+  boolean closedWithin(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+    try {
+      int b = in.read();
+      if (b >= 0) {
+        throw new IOException("unexpected byte " + b + " from an idle connection");
+      }
+      return true;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (java.net.SocketException e) {
+      return true; // reset by the peer
+    } finally {
+      socket.setSoTimeout(30_000);
     }
   }
 

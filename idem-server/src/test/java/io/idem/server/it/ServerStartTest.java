@@ -224,6 +224,26 @@ class ServerStartTest {
   }
 
   @Test
+  void timeout_closesAnIdleClient_andKeepsOneThatTalks() throws Exception {
+    try (IdemServer server = start(tmp.resolve("data"), "timeout", "2")) {
+      try (RespClient idle = new RespClient(server.port());
+          RespClient busy = new RespClient(server.port())) {
+        assertThat(idle.call("PING")).isEqualTo("PONG");
+        // The idle one is closed by the once-a-second check some time after 2 s of silence; the
+        // busy one, sending a command every 100 ms, outlives it.
+        int pings = 0;
+        while (!idle.closedWithin(10)) {
+          assertThat(busy.call("PING")).isEqualTo("PONG");
+          assertThat(++pings).as("pings before the idle client was closed").isLessThan(1200);
+          Thread.sleep(100);
+        }
+        assertThat(pings).isGreaterThan(0);
+        assertThat(busy.call("PING")).isEqualTo("PONG");
+      }
+    }
+  }
+
+  @Test
   void maxclients_refusesTheConnectionOverTheLimit_andTheFirstGoesOn() throws Exception {
     try (IdemServer server = start(tmp.resolve("data"), "maxclients", "1")) {
       try (RespClient first = new RespClient(server.port())) {

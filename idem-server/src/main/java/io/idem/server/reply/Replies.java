@@ -44,6 +44,7 @@ public final class Replies {
       case Reply.Double d -> b.append("(double) ").append(d.value());
       case Reply.Bool bool -> b.append('(').append(bool.value()).append(')');
       case Reply.Verbatim v -> b.append('"').append(v.text()).append('"');
+      case Reply.None n -> b.append("(no reply)");
     }
   }
 

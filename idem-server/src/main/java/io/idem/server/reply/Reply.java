@@ -55,7 +55,14 @@ public sealed interface Reply {
   /** RESP3 {@code =len\r\nfmt:text} (INFO, CLIENT LIST); RESP2 a bulk string of the text. */
   record Verbatim(String format, String text) implements Reply {}
 
+  /**
+   * No reply at all: SHUTDOWN answers nothing when it succeeds, and clients expect the connection
+   * to close instead (Jedis treats any reply as a failed shutdown). Only valid at the top level.
+   */
+  record None() implements Reply {}
+
   Simple OK = new Simple("OK");
+  None NONE = new None();
   Null NULL = new Null();
   NullArray NULL_ARRAY = new NullArray();
   Int ZERO = new Int(0);

@@ -74,6 +74,9 @@ public final class RespEncoder {
         }
       }
       case Reply.Verbatim v -> writeVerbatim(v, resp3, out);
+      case Reply.None n -> {
+        // nothing goes on the wire
+      }
     }
   }
 

@@ -129,9 +129,7 @@ public final class ServerAdmin {
     st.commandsProcessed.reset();
     st.connectionsReceived.reset();
     st.rejectedConnections.reset();
-    st.expiredKeys.reset();
-    st.keyspaceHits.reset();
-    st.keyspaceMisses.reset();
+    call.engine().resetStats();
     st.errorReplies.reset();
     st.netInputBytes.reset();
     st.netOutputBytes.reset();
@@ -170,10 +168,10 @@ public final class ServerAdmin {
   }
 
   /**
-   * SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. Redis answers nothing and exits; Idem replies
-   * OK and then stops (a handler always has a reply). With SAVE it first takes a snapshot and,
-   * unless FORCE, stays up if that fails. NOW and FORCE are accepted: Idem never waits for
-   * replicas.
+   * SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. As in Redis, success has no reply: the
+   * connection closes as the server stops (replies queued before it are still written). With SAVE
+   * it first takes a snapshot and, unless FORCE, stays up if that fails. NOW and FORCE are
+   * accepted: Idem never waits for replicas.
    */
   public static Reply shutdown(Call call) {
     boolean nosave = false;
@@ -214,6 +212,6 @@ public final class ServerAdmin {
       }
     }
     server.shutdown();
-    return Reply.OK;
+    return Reply.NONE;
   }
 }

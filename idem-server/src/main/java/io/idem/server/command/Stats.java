@@ -23,9 +23,6 @@ public final class Stats {
   public final LongAdder commandsProcessed = new LongAdder();
   public final LongAdder connectionsReceived = new LongAdder();
   public final LongAdder rejectedConnections = new LongAdder();
-  public final LongAdder expiredKeys = new LongAdder();
-  public final LongAdder keyspaceHits = new LongAdder();
-  public final LongAdder keyspaceMisses = new LongAdder();
   public final LongAdder errorReplies = new LongAdder();
   public final LongAdder netInputBytes = new LongAdder();
   public final LongAdder netOutputBytes = new LongAdder();

@@ -31,6 +31,8 @@ public final class Engine implements AutoCloseable {
   private final AtomicLong nextId;
   private final AtomicLong usedMemory = new AtomicLong();
   private final LongAdder expiredKeys = new LongAdder();
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
   private final LongSupplier clock;
   private volatile Journal journal;
   private volatile long maxMemory;
@@ -77,16 +79,49 @@ public final class Engine implements AutoCloseable {
 
   // ---- one key
 
-  /** Runs {@code f} on the key's live entry (or null) under the key's lock. */
+  /**
+   * Runs {@code f} on the key's live entry (or null) under the key's lock: a command's read, which
+   * INFO counts as a keyspace hit or miss.
+   */
   public <R> R read(byte[] key, Function<@Nullable Entry, R> f) {
+    return read(key, f, true);
+  }
+
+  /** As {@link #read} without counting a hit or miss: the server looking, not a client. */
+  public <R> R peek(byte[] key, Function<@Nullable Entry, R> f) {
+    return read(key, f, false);
+  }
+
+  private <R> R read(byte[] key, Function<@Nullable Entry, R> f, boolean count) {
     Key k = new Key(key);
     ReentrantLock lock = lockOf(k);
     lock.lock();
     try {
-      return f.apply(live(k));
+      Entry e = live(k);
+      if (count) {
+        (e == null ? misses : hits).increment();
+      }
+      return f.apply(e);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Reads of a live key (INFO keyspace_hits). */
+  public long keyspaceHits() {
+    return hits.sum();
+  }
+
+  /** Reads of a missing key (INFO keyspace_misses). */
+  public long keyspaceMisses() {
+    return misses.sum();
+  }
+
+  /** CONFIG RESETSTAT: zeroes the counters INFO stats shows. */
+  public void resetStats() {
+    hits.reset();
+    misses.reset();
+    expiredKeys.reset();
   }
 
   /** Runs {@code f} with a write transaction on the key, under the key's lock. */

@@ -426,7 +426,7 @@ final class MetricsServer implements AutoCloseable {
       for (byte[] key : page.keys()) {
         // Type and size are read under the key's lock one after the other; a key that changes in
         // between is counted as it was at the second read, or not at all if it went.
-        String type = engine.read(key, e -> e == null ? null : e.codec().typeName());
+        String type = engine.peek(key, e -> e == null ? null : e.codec().typeName());
         long bytes = engine.memoryUsage(key);
         if (type != null && bytes >= 0) {
           walkPartial.merge(type, bytes, Long::sum);

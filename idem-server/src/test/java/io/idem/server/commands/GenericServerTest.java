@@ -124,6 +124,22 @@ class GenericServerTest {
   }
 
   @Test
+  void infoStats_countsKeyspaceHitsAndMisses_untilResetstat() {
+    h.call("BF.ADD", "bf", "a");
+    h.call("BF.EXISTS", "bf", "a"); // hit
+    h.call("BF.EXISTS", "nokey", "a"); // miss
+    h.call("EXISTS", "bf", "nokey", "bf"); // two hits, a miss
+    h.call("TYPE", "nokey"); // miss
+    String info = h.show("INFO", "stats");
+    assertThat(info).contains("keyspace_hits:3\r\n").contains("keyspace_misses:3\r\n");
+
+    assertThat(h.show("CONFIG", "RESETSTAT")).isEqualTo("OK");
+    assertThat(h.show("INFO", "stats"))
+        .contains("keyspace_hits:0\r\n")
+        .contains("keyspace_misses:0\r\n");
+  }
+
+  @Test
   void save_takesASnapshot() {
     assertThat(h.show("SAVE")).isEqualTo("OK");
     assertThat(h.saves).hasValue(1);
@@ -147,14 +163,14 @@ class GenericServerTest {
 
   @Test
   void shutdown_stopsTheServer() {
-    assertThat(h.show("SHUTDOWN", "NOSAVE", "NOW")).isEqualTo("OK");
+    assertThat(h.show("SHUTDOWN", "NOSAVE", "NOW")).isEqualTo("(no reply)");
     assertThat(h.shutdownRequested).isTrue();
     assertThat(h.saves).hasValue(0);
   }
 
   @Test
   void shutdownSave_snapshotsFirst() {
-    assertThat(h.show("SHUTDOWN", "SAVE")).isEqualTo("OK");
+    assertThat(h.show("SHUTDOWN", "SAVE")).isEqualTo("(no reply)");
     assertThat(h.saves).hasValue(1);
     assertThat(h.shutdownRequested).isTrue();
   }

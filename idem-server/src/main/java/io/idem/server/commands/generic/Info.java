@@ -180,8 +180,8 @@ public final class Info {
     field(b, "rejected_connections", st.rejectedConnections.sum());
     field(b, "expired_keys", s.engine().expiredKeys());
     field(b, "evicted_keys", 0);
-    field(b, "keyspace_hits", st.keyspaceHits.sum());
-    field(b, "keyspace_misses", st.keyspaceMisses.sum());
+    field(b, "keyspace_hits", s.engine().keyspaceHits());
+    field(b, "keyspace_misses", s.engine().keyspaceMisses());
     field(b, "total_error_replies", st.errorReplies.sum());
   }
 

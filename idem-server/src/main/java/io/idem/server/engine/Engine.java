@@ -64,6 +64,11 @@ public final class Engine implements AutoCloseable {
     return new Engine(Journal.none(), 1, System::currentTimeMillis);
   }
 
+  /** The rows of stored values (exact dedup tables), read under the key's lock. */
+  public Rows rows() {
+    return journal.rows();
+  }
+
   public Journal journal() {
     return journal;
   }
@@ -170,11 +175,11 @@ public final class Engine implements AutoCloseable {
     }
 
     @Override
-    public void log(byte op, byte[] payload) {
+    public void log(byte op, byte[] payload, java.util.List<RowChange> rows) {
       if (entry == null) {
         throw new IllegalStateException("no entry to log for: " + key);
       }
-      journal.mutated(entry, op, payload);
+      journal.mutated(entry, op, payload, rows);
     }
 
     @Override

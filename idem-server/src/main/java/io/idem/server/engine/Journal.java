@@ -20,7 +20,18 @@ public interface Journal extends AutoCloseable {
   long created(Entry entry, byte[] recipe);
 
   /** A logged operation on a value (see {@link ValueCodec#apply}). */
-  long mutated(Entry entry, byte op, byte[] payload);
+  default long mutated(Entry entry, byte op, byte[] payload) {
+    return mutated(entry, op, payload, java.util.List.of());
+  }
+
+  /**
+   * A logged operation on a value and the changes it made to the value's rows, written together:
+   * after a crash both are there or neither is.
+   */
+  long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> rows);
+
+  /** The stored values' rows, as of every change handed to this journal. */
+  Rows rows();
 
   /** The key and its value are gone. */
   long deleted(Entry entry);
@@ -46,11 +57,20 @@ public interface Journal extends AutoCloseable {
   @Override
   void close();
 
-  /** A journal that keeps nothing: for tests of handlers and for nothing else. */
+  /**
+   * A journal that keeps nothing on disk (rows are kept in memory): for tests of handlers and for
+   * nothing else.
+   */
   static Journal none() {
     return new Journal() {
       private final java.util.concurrent.atomic.AtomicLong seq =
           new java.util.concurrent.atomic.AtomicLong();
+      private final MemoryRows rows = new MemoryRows();
+
+      @Override
+      public Rows rows() {
+        return rows;
+      }
 
       @Override
       public long lastSeq() {
@@ -68,17 +88,22 @@ public interface Journal extends AutoCloseable {
       }
 
       @Override
-      public long mutated(Entry entry, byte op, byte[] payload) {
+      public long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> changes) {
+        rows.apply(entry.id(), changes);
         return seq.incrementAndGet();
       }
 
       @Override
       public long deleted(Entry entry) {
+        rows.dropValue(entry.id());
         return seq.incrementAndGet();
       }
 
       @Override
       public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+        if (overwritten != null) {
+          rows.dropValue(overwritten.id());
+        }
         return seq.incrementAndGet();
       }
 
@@ -89,6 +114,7 @@ public interface Journal extends AutoCloseable {
 
       @Override
       public long flushed() {
+        rows.clear();
         return seq.incrementAndGet();
       }
 

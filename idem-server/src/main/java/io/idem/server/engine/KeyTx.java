@@ -27,7 +27,15 @@ public interface KeyTx {
   <T> T create(ValueCodec<T> codec, T value, byte[] recipe);
 
   /** Logs an operation already applied to the entry's value (see {@link ValueCodec#apply}). */
-  void log(byte op, byte[] payload);
+  default void log(byte op, byte[] payload) {
+    log(op, payload, java.util.List.of());
+  }
+
+  /**
+   * Logs an operation already applied to the entry's resident value, with the changes it makes to
+   * the entry's rows (in the store from now on, for every reader).
+   */
+  void log(byte op, byte[] payload, java.util.List<RowChange> rows);
 
   /** Removes the key; it is free afterwards. */
   void delete();

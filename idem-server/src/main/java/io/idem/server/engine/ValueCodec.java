@@ -34,6 +34,14 @@ public interface ValueCodec<T> {
   /** Reads a snapshot, allocating at most {@code maxBytes} for it. */
   T read(InputStream in, long maxBytes) throws IOException;
 
+  /**
+   * Whether values of this type keep rows in the store ({@link Rows}): the store then deletes the
+   * rows with the value.
+   */
+  default boolean hasRows() {
+    return false;
+  }
+
   /** Bytes of memory the value holds: what MEMORY USAGE and maxmemory count. */
   long memoryUsage(T value);
 }

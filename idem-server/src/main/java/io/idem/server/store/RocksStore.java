@@ -4,6 +4,8 @@ import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.Journal;
 import io.idem.server.engine.Key;
+import io.idem.server.engine.RowChange;
+import io.idem.server.engine.Rows;
 import io.idem.server.engine.ValueCodec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,12 +49,15 @@ import org.slf4j.LoggerFactory;
  *                                           (-1: none, build from the recipe) | u32 n | n bytes recipe
  * chunks   u64 id | i64 version | u32 i  -> up to 4 MiB of the value's snapshot, chunk i
  * log      u64 seq                       -> u64 id | u8 op | payload (ValueCodec.apply's bytes)
+ * rows     u64 id | row key              -> row value (stored values' rows, see engine.Rows)
  * </pre>
  *
  * <p>Invariants: a value is its snapshot (or its recipe) plus the log records of its id with a
  * sequence number above its snapshot seq, applied in order. A value is live iff a name points at
  * it; objects and chunks no name or version points at are garbage, removed at start. The log is
- * truncated only below a sequence number every dirty value has been snapshotted past.
+ * truncated only below a sequence number every dirty value has been snapshotted past. Rows are
+ * written in the same batch as the log record of the operation that changed them and are never
+ * truncated; rows no live id owns are garbage, removed with their value or at start.
  */
 public final class RocksStore implements Journal {
 
@@ -88,7 +93,17 @@ public final class RocksStore implements Journal {
   private final ColumnFamilyHandle objects;
   private final ColumnFamilyHandle chunks;
   private final ColumnFamilyHandle logCf;
+  private final ColumnFamilyHandle rowsCf;
+  private final ColumnFamilyOptions rowsOptions;
   private final Codecs codecs;
+
+  /**
+   * Row changes handed out but not yet written, by scoped key: a read must see them (a claim in
+   * flight must not be claimed again). A delete is {@link #NO_ROW}.
+   */
+  private final Map<ByteBuffer, byte[]> unwrittenRows = new ConcurrentHashMap<>();
+
+  private static final byte[] NO_ROW = new byte[0];
 
   // Appends: sequence numbers are handed out and ops queued under appendLock, so the committer
   // writes them in sequence order.
@@ -138,7 +153,7 @@ public final class RocksStore implements Journal {
    *
    * @param logBytes bytes it adds to the log, for the snapshot trigger
    */
-  private record Op(long seq, Write write, long logBytes) {}
+  private record Op(long seq, Write write, long logBytes, @Nullable Runnable written) {}
 
   static {
     RocksDB.loadLibrary();
@@ -176,13 +191,15 @@ public final class RocksStore implements Journal {
       throw new IOException("the data directory " + dir + " is not a writable directory");
     }
     cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction();
+    rowsOptions = rowsOptions();
     List<ColumnFamilyDescriptor> descriptors =
         List.of(
             new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
             new ColumnFamilyDescriptor(bytes("names"), cfOptions),
             new ColumnFamilyDescriptor(bytes("objects"), cfOptions),
             new ColumnFamilyDescriptor(bytes("chunks"), cfOptions),
-            new ColumnFamilyDescriptor(bytes("log"), cfOptions));
+            new ColumnFamilyDescriptor(bytes("log"), cfOptions),
+            new ColumnFamilyDescriptor(bytes("rows"), rowsOptions));
     dbOptions =
         new DBOptions()
             .setCreateIfMissing(true)
@@ -196,6 +213,7 @@ public final class RocksStore implements Journal {
     } catch (RocksDBException e) {
       dbOptions.close();
       cfOptions.close();
+      rowsOptions.close();
       String m = String.valueOf(e.getMessage());
       if (m.contains("lock file") || m.contains("LOCK")) {
         // RocksDB's own text names a thread and a time when the holder is this process.
@@ -214,8 +232,25 @@ public final class RocksStore implements Journal {
     objects = handles.get(2);
     chunks = handles.get(3);
     logCf = handles.get(4);
+    rowsCf = handles.get(5);
     committer = Thread.ofPlatform().name("idem-commit").daemon().unstarted(this::commitLoop);
     syncer = Thread.ofPlatform().name("idem-fsync").daemon().unstarted(this::syncLoop);
+  }
+
+  /**
+   * Rows are many small records read by point lookups (exact dedup ids): whole-key Bloom filters in
+   * the SST files spare a disk read for most absent keys, and compression pays for itself on
+   * repeated owner bytes and zeroed sequence numbers.
+   */
+  private static ColumnFamilyOptions rowsOptions() {
+    return new ColumnFamilyOptions()
+        .optimizeLevelStyleCompaction()
+        .setTableFormatConfig(
+            new org.rocksdb.BlockBasedTableConfig()
+                .setFilterPolicy(new org.rocksdb.BloomFilter(10, false))
+                .setBlockSize(16 << 10))
+        .setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
+        .setBottommostCompressionType(org.rocksdb.CompressionType.ZSTD_COMPRESSION);
   }
 
   /**
@@ -299,6 +334,7 @@ public final class RocksStore implements Journal {
         }
       }
       dropStaleChunks(loaded);
+      dropOrphanRows(nameOf.keySet());
 
       // The log: replay each live value's changes after its snapshot, in order.
       long replayed = 0;
@@ -397,6 +433,22 @@ public final class RocksStore implements Journal {
     return new Loaded(codec, value, snapshotSeq, version);
   }
 
+  /** Removes rows of ids no name points at (defensive: deletes take them in the same batch). */
+  private void dropOrphanRows(java.util.Set<Long> live) throws RocksDBException {
+    try (WriteBatch garbage = new WriteBatch();
+        RocksIterator it = db.newIterator(rowsCf)) {
+      it.seekToFirst();
+      while (it.isValid()) {
+        long id = ByteBuffer.wrap(it.key(), 0, 8).getLong();
+        if (!live.contains(id)) {
+          garbage.deleteRange(rowsCf, idKey(id), idKey(id + 1));
+        }
+        it.seek(idKey(id + 1));
+      }
+      db.write(noSync, garbage);
+    }
+  }
+
   /** Removes chunks of versions no object points at (a snapshot cut short by a crash). */
   private void dropStaleChunks(Map<Long, Loaded> loaded) throws RocksDBException {
     try (WriteBatch garbage = new WriteBatch();
@@ -489,10 +541,15 @@ public final class RocksStore implements Journal {
    * after this number then sees it.
    */
   private long append(long logBytes, Write write) {
+    return append(logBytes, write, null);
+  }
+
+  /** As above; {@code written} runs on the committer once the change is in the log. */
+  private long append(long logBytes, Write write, @Nullable Runnable written) {
     appendLock.lock();
     try {
       long seq = ++lastSeq;
-      pending.add(new Op(seq, write, logBytes));
+      pending.add(new Op(seq, write, logBytes, written));
       if (committerWaiting) {
         committerWaiting = false;
         hasWork.signal();
@@ -533,29 +590,112 @@ public final class RocksStore implements Journal {
   }
 
   @Override
-  public long mutated(Entry entry, byte op, byte[] payload) {
+  public long mutated(Entry entry, byte op, byte[] payload, List<RowChange> rows) {
+    long id = entry.id();
     byte[] record =
-        ByteBuffer.allocate(9 + payload.length).putLong(entry.id()).put(op).put(payload).array();
-    dirty.put(entry.id(), entry);
-    return append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
+        ByteBuffer.allocate(9 + payload.length).putLong(id).put(op).put(payload).array();
+    dirty.put(id, entry);
+    if (rows.isEmpty()) {
+      return append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
+    }
+    // Scope each row to the value; reads see the change from now, the store once it is written.
+    int n = rows.size();
+    RowChange[] changes = rows.toArray(new RowChange[0]);
+    byte[][] keys = new byte[n][];
+    byte[][] shown = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      switch (changes[i]) {
+        case RowChange.Put p -> {
+          keys[i] = rowKey(id, p.key());
+          shown[i] = p.value();
+          unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
+        }
+        case RowChange.Delete d -> {
+          keys[i] = rowKey(id, d.key());
+          shown[i] = NO_ROW;
+          unwrittenRows.put(ByteBuffer.wrap(keys[i]), NO_ROW);
+        }
+        case RowChange.DeleteRange r -> keys[i] = rowKey(id, r.from()); // see RowChange
+      }
+    }
+    return append(
+        record.length + 16,
+        (b, seq) -> {
+          b.put(logCf, seqKey(seq), record);
+          for (int i = 0; i < n; i++) {
+            switch (changes[i]) {
+              case RowChange.Put p -> b.put(rowsCf, keys[i], p.value());
+              case RowChange.Delete d -> b.delete(rowsCf, keys[i]);
+              case RowChange.DeleteRange r -> b.deleteRange(rowsCf, keys[i], rowKey(id, r.to()));
+            }
+          }
+        },
+        () -> {
+          for (int i = 0; i < n; i++) {
+            if (shown[i] != null) {
+              unwrittenRows.remove(ByteBuffer.wrap(keys[i]), shown[i]);
+            }
+          }
+        });
   }
+
+  @Override
+  public Rows rows() {
+    return rowReader;
+  }
+
+  private final Rows rowReader =
+      new Rows() {
+        @Override
+        public byte @Nullable [] get(long valueId, byte[] key) {
+          byte[] k = rowKey(valueId, key);
+          byte[] unwritten = unwrittenRows.get(ByteBuffer.wrap(k));
+          if (unwritten != null) {
+            return unwritten == NO_ROW ? null : unwritten;
+          }
+          try {
+            return db.get(rowsCf, k);
+          } catch (RocksDBException e) {
+            throw new java.io.UncheckedIOException(
+                new IOException("cannot read a row: " + e.getMessage(), e));
+          }
+        }
+
+        @Override
+        public long approximateBytes(long valueId) {
+          try (org.rocksdb.Slice from = new org.rocksdb.Slice(idKey(valueId));
+              org.rocksdb.Slice to = new org.rocksdb.Slice(idKey(valueId + 1))) {
+            long[] sizes =
+                db.getApproximateSizes(
+                    rowsCf,
+                    List.of(new org.rocksdb.Range(from, to)),
+                    org.rocksdb.SizeApproximationFlag.INCLUDE_FILES,
+                    org.rocksdb.SizeApproximationFlag.INCLUDE_MEMTABLES);
+            return sizes.length == 1 ? sizes[0] : 0;
+          }
+        }
+      };
 
   @Override
   public long deleted(Entry entry) {
     byte[] name = nameKey(entry.key());
     long id = entry.id();
+    boolean hasRows = entry.codec().hasRows();
     dirty.remove(id);
     return append(
         0,
         (b, seq) -> {
           b.delete(names, name);
-          dropObject(b, id);
+          dropObject(b, id, hasRows);
         });
   }
 
-  private void dropObject(WriteBatch b, long id) throws RocksDBException {
+  private void dropObject(WriteBatch b, long id, boolean hasRows) throws RocksDBException {
     b.delete(objects, idKey(id));
     b.deleteRange(chunks, idKey(id), idKey(id + 1));
+    if (hasRows) {
+      b.deleteRange(rowsCf, idKey(id), idKey(id + 1));
+    }
   }
 
   @Override
@@ -564,6 +704,7 @@ public final class RocksStore implements Journal {
     byte[] newName = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
     long dropped = overwritten == null ? -1 : overwritten.id();
+    boolean droppedRows = overwritten != null && overwritten.codec().hasRows();
     if (dropped >= 0) {
       dirty.remove(dropped);
     }
@@ -573,7 +714,7 @@ public final class RocksStore implements Journal {
           b.delete(names, oldName);
           b.put(names, newName, nameValue);
           if (dropped >= 0) {
-            dropObject(b, dropped);
+            dropObject(b, dropped, droppedRows);
           }
         });
   }
@@ -594,6 +735,7 @@ public final class RocksStore implements Journal {
           b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
           b.deleteRange(objects, idKey(0), idKey(-1));
           b.deleteRange(chunks, idKey(0), idKey(-1));
+          b.deleteRange(rowsCf, idKey(0), idKey(-1));
           b.deleteRange(logCf, seqKey(0), seqKey(seq));
         });
   }
@@ -668,6 +810,11 @@ public final class RocksStore implements Journal {
       }
       logBytesSinceSnapshot.addAndGet(bytes);
       if (failure == null) {
+        for (Op op : ops) {
+          if (op.written() != null) {
+            op.written().run();
+          }
+        }
         durableSeq = last;
       }
       ops.clear();
@@ -940,6 +1087,7 @@ public final class RocksStore implements Journal {
     db.close();
     dbOptions.close();
     cfOptions.close();
+    rowsOptions.close();
     noSync.close();
     sync.close();
   }
@@ -979,6 +1127,10 @@ public final class RocksStore implements Journal {
 
   static byte[] seqKey(long seq) {
     return ByteBuffer.allocate(8).putLong(seq).array();
+  }
+
+  static byte[] rowKey(long id, byte[] key) {
+    return ByteBuffer.allocate(8 + key.length).putLong(id).put(key).array();
   }
 
   static byte[] chunkKey(long id, long version, int index) {

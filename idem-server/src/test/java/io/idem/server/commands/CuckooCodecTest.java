@@ -60,9 +60,18 @@ class CuckooCodecTest {
     }
 
     @Override
-    public long mutated(Entry entry, byte op, byte[] payload) {
+    public long mutated(
+        Entry entry, byte op, byte[] payload, List<io.idem.server.engine.RowChange> rows) {
+      if (!rows.isEmpty()) {
+        throw new UnsupportedOperationException("cuckoo filters keep no rows");
+      }
       values.get(entry.id()).ops().add(new Op(op, payload.clone()));
       return ++seq;
+    }
+
+    @Override
+    public io.idem.server.engine.Rows rows() {
+      throw new UnsupportedOperationException("cuckoo filters keep no rows");
     }
 
     @Override

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Harness implements ServerContext {
 
-  final Engine engine = Engine.inMemory();
+  final Engine engine;
   final Config config = Config.defaults();
   final CommandRegistry commands = Commands.registry();
   final Stats stats = new Stats();
@@ -34,6 +34,12 @@ final class Harness implements ServerContext {
   final AtomicBoolean shutdownRequested = new AtomicBoolean();
 
   Harness() {
+    this(System::currentTimeMillis);
+  }
+
+  /** A harness whose engine reads the time from {@code clock} (millis since the epoch). */
+  Harness(java.util.function.LongSupplier clock) {
+    engine = new Engine(io.idem.server.engine.Journal.none(), 1, clock);
     sessions.add(session);
   }
 

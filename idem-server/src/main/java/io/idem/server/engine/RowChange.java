@@ -1,0 +1,21 @@
+package io.idem.server.engine;
+
+/**
+ * A change to a stored value's rows, journaled in the same write as the operation that made it. Row
+ * keys are the value's own: the store scopes them to the value's id, so rows survive RENAME and go
+ * with the value when it is deleted.
+ */
+public sealed interface RowChange {
+
+  /** Sets the row at {@code key}. */
+  record Put(byte[] key, byte[] value) implements RowChange {}
+
+  /** Removes the row at {@code key}, if any. */
+  record Delete(byte[] key) implements RowChange {}
+
+  /**
+   * Removes every row in [{@code from}, {@code to}) in unsigned byte order. Reads must not look
+   * into a range they deleted: a store may apply range deletes only when the change is written.
+   */
+  record DeleteRange(byte[] from, byte[] to) implements RowChange {}
+}

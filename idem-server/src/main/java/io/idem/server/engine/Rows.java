@@ -1,0 +1,17 @@
+package io.idem.server.engine;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The read side of stored values' rows: data that lives in the store rather than in memory (exact
+ * dedup tables). Writes go through the journal as {@link RowChange}s; a read sees every change
+ * handed to the journal, written yet or not.
+ */
+public interface Rows {
+
+  /** The row's value, or null if there is none. */
+  byte @Nullable [] get(long valueId, byte[] key);
+
+  /** About how many bytes the value's rows take in the store (its disk share), or 0. */
+  long approximateBytes(long valueId);
+}

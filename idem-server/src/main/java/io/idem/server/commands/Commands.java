@@ -3,6 +3,7 @@ package io.idem.server.commands;
 import io.idem.server.command.CommandRegistry;
 import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
+import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.store.Codecs;
 import java.util.List;
 
@@ -16,11 +17,12 @@ public final class Commands {
         .register(ConnectionCommands.specs())
         .register(GenericCommands.specs())
         .register(BloomCommands.specs())
-        .register(CuckooCommands.specs());
+        .register(CuckooCommands.specs())
+        .register(DedupCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
   public static Codecs codecs() {
-    return new Codecs(List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE));
+    return new Codecs(List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE, DedupCodec.INSTANCE));
   }
 }

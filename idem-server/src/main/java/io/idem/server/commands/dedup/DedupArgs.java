@@ -1,0 +1,144 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.commands.generic.Parse;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/** Argument parsing, limits and error texts of the DEDUP.* commands. */
+final class DedupArgs {
+
+  static final long MIN_WINDOW_MILLIS = 1000;
+  static final long MAX_WINDOW_MILLIS = 3650L * 86_400_000;
+  static final int MAX_SLICES = 1024;
+  static final int DEFAULT_SLICES = 8;
+  static final long DEFAULT_CAPACITY = 1_000_000;
+  static final long MAX_CAPACITY = 1L << 40;
+
+  /** Three longs a slot in one Java array. */
+  static final long MAX_SLOTS = (Integer.MAX_VALUE - 8) / 3;
+
+  static final int MAX_ID_BYTES = 1024;
+  static final int MAX_OWNER_BYTES = 255;
+
+  static final String NOT_FOUND = "ERR not found";
+  static final String EXISTS = "ERR item exists";
+  static final String BAD_WINDOW =
+      "ERR window must be seconds or a duration such as 90s, 15m, 24h or 7d, from 1s to 3650d";
+  static final String BAD_SLICES =
+      "ERR SLICES must be from 1 to " + MAX_SLICES + ", with slices of at least one second";
+  static final String BAD_CAPACITY = "ERR capacity must be from 1 to 2^40";
+  static final String BAD_ERROR_RATE = "ERR error rate must be a number in (0, 1)";
+  static final String BAD_SLOTS = "ERR slots must be from 1 to " + MAX_SLOTS;
+  static final String BAD_AT = "ERR AT must be a Unix time in milliseconds";
+  static final String ID_TOO_LONG = "ERR id longer than " + MAX_ID_BYTES + " bytes";
+  static final String OWNER_TOO_LONG = "ERR owner longer than " + MAX_OWNER_BYTES + " bytes";
+  static final String NO_RELEASE =
+      "ERR a FILTER table keeps no owners, so a claim cannot be released";
+
+  private DedupArgs() {}
+
+  /** A window: plain seconds, or a number with ms, s, m, h or d. */
+  static long windowMillis(byte[] arg) {
+    String s = new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    long unit = 1000;
+    String digits = s;
+    for (String[] u :
+        new String[][] {
+          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
+        }) {
+      if (s.endsWith(u[0]) && s.length() > u[0].length()) {
+        digits = s.substring(0, s.length() - u[0].length());
+        unit = Long.parseLong(u[1]);
+        break;
+      }
+    }
+    Long n =
+        digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 12
+            ? Parse.longOrNull(digits.getBytes(StandardCharsets.ISO_8859_1))
+            : null;
+    if (n == null || n <= 0 || n > MAX_WINDOW_MILLIS / unit) {
+      throw new CommandException(BAD_WINDOW);
+    }
+    long millis = n * unit;
+    if (millis < MIN_WINDOW_MILLIS) {
+      throw new CommandException(BAD_WINDOW);
+    }
+    return millis;
+  }
+
+  static long positive(byte[] arg, long max, String error) {
+    Long n = Parse.longOrNull(arg);
+    if (n == null || n < 1 || n > max) {
+      throw new CommandException(error);
+    }
+    return n;
+  }
+
+  static double errorRate(byte[] arg) {
+    double d;
+    try {
+      String s = new String(arg, StandardCharsets.ISO_8859_1);
+      if (s.isEmpty() || s.length() > 64 || !s.matches("[0-9.eE+-]+")) {
+        throw new NumberFormatException();
+      }
+      d = Double.parseDouble(s);
+    } catch (NumberFormatException e) {
+      throw new CommandException(BAD_ERROR_RATE);
+    }
+    if (!(d > 0 && d < 1)) {
+      throw new CommandException(BAD_ERROR_RATE);
+    }
+    return d;
+  }
+
+  /** An event time from AT: milliseconds since the epoch, not negative. */
+  static long at(byte[] arg) {
+    Long n = Parse.longOrNull(arg);
+    if (n == null || n < 0) {
+      throw new CommandException(BAD_AT);
+    }
+    return n;
+  }
+
+  static byte[] id(Call call, int i) {
+    byte[] id = call.arg(i);
+    if (id.length > MAX_ID_BYTES) {
+      throw new CommandException(ID_TOO_LONG);
+    }
+    return id;
+  }
+
+  static byte[] owner(Call call, int i) {
+    byte[] owner = call.arg(i);
+    if (owner.length > MAX_OWNER_BYTES) {
+      throw new CommandException(OWNER_TOO_LONG);
+    }
+    return owner;
+  }
+
+  /** What is wrong with a table's parameters (read from disk, or parsed), or null. */
+  static @Nullable String check(Params p) {
+    if (p.windowMillis() < MIN_WINDOW_MILLIS || p.windowMillis() > MAX_WINDOW_MILLIS) {
+      return BAD_WINDOW;
+    }
+    if (p.slices() < 1 || p.slices() > MAX_SLICES || p.windowMillis() / p.slices() < 1000) {
+      return BAD_SLICES;
+    }
+    if (p.capacity() < 1 || p.capacity() > MAX_CAPACITY) {
+      return BAD_CAPACITY;
+    }
+    if (!(p.errorRate() > 0 && p.errorRate() < 1)) {
+      return BAD_ERROR_RATE;
+    }
+    if (p.mode() == DedupTable.Mode.RECENT
+        ? p.slots() < 1 || p.slots() > MAX_SLOTS
+        : p.slots() != 0) {
+      return BAD_SLOTS;
+    }
+    return null;
+  }
+}

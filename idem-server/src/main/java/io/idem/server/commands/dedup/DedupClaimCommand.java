@@ -1,0 +1,44 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.command.Errors;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+import java.util.List;
+
+/**
+ * DEDUP.CLAIM key id owner [AT unix-ms] — claims the id for the owner at the event time (default
+ * now). Replies [new | retry | duplicate, the owner now holding the id or nil].
+ */
+public final class DedupClaimCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    int argc = call.argc();
+    if (argc != 4 && !(argc == 6 && call.is(4, "AT"))) {
+      throw new CommandException(
+          argc == 6 || argc == 5 ? Errors.SYNTAX : Errors.wrongArity("dedup.claim"));
+    }
+    byte[] id = DedupArgs.id(call, 2);
+    byte[] owner = DedupArgs.owner(call, 3);
+    long now = call.engine().now();
+    long at = argc == 6 ? DedupArgs.at(call.arg(5)) : now;
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              DedupTable t = Dedups.table(tx.entry());
+              List<DedupTable.Claimed> c =
+                  t.claim(
+                      tx,
+                      call.engine().rows(),
+                      tx.entry().id(),
+                      new byte[][] {id},
+                      new byte[][] {owner},
+                      new long[] {at},
+                      now);
+              return Dedups.reply(c.getFirst());
+            });
+  }
+}

@@ -1,0 +1,210 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.commands.dedup.DedupTable.Mode;
+import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.engine.ValueCodec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * How the engine keeps dedup tables durable. The resident part (slice filters, recent slots,
+ * counts) is snapshotted and logged; an exact table's claims are rows, written in the same batch as
+ * the operation that made them and never replayed.
+ *
+ * <p>Recipe (big-endian): u8 mode (0 exact, 1 filter, 2 recent) | u64 window millis | u32 slices |
+ * u64 capacity | f64 error rate | u64 slots | u64 slice the table was created in.
+ *
+ * <p>Operations:
+ *
+ * <pre>
+ * op  name     payload (big-endian)
+ * 1   CLAIM    per new claim: u64 slice | u64 h1 | u64 h2 [| i32 owner hash, recent mode]
+ * 2   RELEASE  exact: u64 slice of the released row; recent: u64 h1 | u64 h2
+ * 3   ADVANCE  u64 the new lowest live slice (older ones dropped)
+ * </pre>
+ *
+ * <p>Snapshot, version 1: u8 1 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
+ * items | u8 has filter | the filter in its own format | recent mode: u64 slot count, then three
+ * u64 per slot.
+ */
+public final class DedupCodec implements ValueCodec<DedupTable> {
+
+  public static final DedupCodec INSTANCE = new DedupCodec();
+
+  static final byte TYPE_ID = 16;
+  static final byte OP_CLAIM = 1;
+  static final byte OP_RELEASE = 2;
+  static final byte OP_ADVANCE = 3;
+  private static final int SNAPSHOT_VERSION = 1;
+  static final int RECIPE_BYTES = 1 + 8 + 4 + 8 + 8 + 8 + 8;
+
+  private DedupCodec() {}
+
+  @Override
+  public byte typeId() {
+    return TYPE_ID;
+  }
+
+  @Override
+  public String typeName() {
+    return "dedup";
+  }
+
+  @Override
+  public Class<DedupTable> valueClass() {
+    return DedupTable.class;
+  }
+
+  @Override
+  public boolean hasRows() {
+    return true;
+  }
+
+  static byte[] recipe(Params p, long createdSlice) {
+    return ByteBuffer.allocate(RECIPE_BYTES)
+        .put((byte) p.mode().ordinal())
+        .putLong(p.windowMillis())
+        .putInt(p.slices())
+        .putLong(p.capacity())
+        .putDouble(p.errorRate())
+        .putLong(p.slots())
+        .putLong(createdSlice)
+        .array();
+  }
+
+  @Override
+  public DedupTable create(byte[] recipe) throws IOException {
+    if (recipe.length != RECIPE_BYTES) {
+      throw new IOException("dedup recipe of " + recipe.length + " bytes, not " + RECIPE_BYTES);
+    }
+    ByteBuffer b = ByteBuffer.wrap(recipe);
+    int mode = b.get();
+    if (mode < 0 || mode >= Mode.values().length) {
+      throw new IOException("unknown dedup mode " + mode);
+    }
+    Params p =
+        new Params(
+            Mode.values()[mode], b.getLong(), b.getInt(), b.getLong(), b.getDouble(), b.getLong());
+    long created = b.getLong();
+    String bad = DedupArgs.check(p);
+    if (bad != null || created < 0) {
+      throw new IOException(
+          "invalid dedup table: " + (bad != null ? bad : "created slice " + created));
+    }
+    return new DedupTable(p, created);
+  }
+
+  @Override
+  public void apply(DedupTable t, byte op, byte[] payload) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(payload);
+    try {
+      switch (op) {
+        case OP_CLAIM -> {
+          if (payload.length == 0 || payload.length % t.recordBytes() != 0) {
+            throw new IOException("CLAIM payload of " + payload.length + " bytes");
+          }
+          while (b.hasRemaining()) {
+            t.replayClaim(b);
+          }
+        }
+        case OP_RELEASE -> t.replayRelease(b);
+        case OP_ADVANCE -> t.dropBelow(b.getLong());
+        default -> throw new IOException("unknown dedup operation " + op);
+      }
+    } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+      throw new IOException("short dedup operation " + op + " of " + payload.length + " bytes", e);
+    }
+  }
+
+  @Override
+  public void write(DedupTable t, OutputStream os) throws IOException {
+    DataOutputStream out = new DataOutputStream(os);
+    out.writeByte(SNAPSHOT_VERSION);
+    out.write(recipe(t.params, t.base()));
+    out.writeLong(t.floor());
+    Map<Long, DedupTable.Slice> live = t.liveSlices();
+    out.writeInt(live.size());
+    for (Map.Entry<Long, DedupTable.Slice> e : live.entrySet()) {
+      out.writeLong(e.getKey());
+      out.writeLong(e.getValue().items);
+      ScalableBloomFilter f = e.getValue().filter;
+      out.writeByte(f == null ? 0 : 1);
+      if (f != null) {
+        out.flush();
+        f.writeTo(os);
+      }
+    }
+    long[] slots = t.slots();
+    if (slots != null) {
+      out.writeLong(slots.length / 3);
+      for (long v : slots) {
+        out.writeLong(v);
+      }
+    }
+    out.flush();
+  }
+
+  @Override
+  public DedupTable read(InputStream is, long maxBytes) throws IOException {
+    DataInputStream in = new DataInputStream(is);
+    int version = in.readUnsignedByte();
+    if (version != SNAPSHOT_VERSION) {
+      throw new IOException("dedup snapshot version " + version + ", this Idem reads 1");
+    }
+    byte[] recipe = new byte[RECIPE_BYTES];
+    in.readFully(recipe);
+    DedupTable t = create(recipe);
+    long floor = in.readLong();
+    if (floor < t.base()) {
+      throw new IOException("dedup snapshot floor " + floor + " is before the table began");
+    }
+    t.dropBelow(floor);
+    int n = in.readInt();
+    if (n < 0 || n > t.params.slices() + 1) {
+      throw new IOException(
+          "dedup snapshot with " + n + " live slices, more than the window holds");
+    }
+    long budget = maxBytes;
+    for (int i = 0; i < n; i++) {
+      long index = in.readLong();
+      long items = in.readLong();
+      int hasFilter = in.readUnsignedByte();
+      if (index < floor || items < 0 || hasFilter > 1 || (hasFilter == 1) == (t.slots() != null)) {
+        throw new IOException("corrupt dedup snapshot slice " + index);
+      }
+      ScalableBloomFilter f = hasFilter == 1 ? ScalableBloomFilter.readFrom(in, budget) : null;
+      if (f != null) {
+        budget -= f.sizeInBytes();
+      }
+      DedupTable.Slice s = new DedupTable.Slice(f);
+      s.items = items;
+      if (t.liveSlices().put(index, s) != null) {
+        throw new IOException("corrupt dedup snapshot: slice " + index + " twice");
+      }
+    }
+    long[] slots = t.slots();
+    if (slots != null) {
+      long count = in.readLong();
+      if (count * 3 != slots.length) {
+        throw new IOException(
+            "dedup snapshot with " + count + " slots, the table has " + slots.length / 3);
+      }
+      for (int i = 0; i < slots.length; i++) {
+        slots[i] = in.readLong();
+      }
+    }
+    return t;
+  }
+
+  @Override
+  public long memoryUsage(DedupTable t) {
+    return t.memoryBytes();
+  }
+}

@@ -1,0 +1,28 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/**
+ * DEDUP.EXISTS key id — 1 if the id is claimed within the window (a FILTER table: may be), else 0.
+ * Claims nothing; a free key is 0, as BF.EXISTS.
+ */
+public final class DedupExistsCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    byte[] id = DedupArgs.id(call, 2);
+    long now = call.engine().now();
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              if (e == null) {
+                return Reply.ZERO;
+              }
+              DedupTable t = Dedups.table(e);
+              return Reply.integer(t.contains(call.engine().rows(), e.id(), id, now) ? 1 : 0);
+            });
+  }
+}

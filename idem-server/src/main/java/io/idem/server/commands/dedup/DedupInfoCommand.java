@@ -1,0 +1,51 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * DEDUP.INFO key — the table's mode, window, slices, live claims, memory, disk and, by mode, its
+ * capacity and error rate (FILTER) or slots (RECENT). Shaped as BF.INFO: label, value pairs.
+ */
+public final class DedupInfoCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              DedupTable t = Dedups.table(e);
+              DedupTable.Params p = t.params;
+              List<Reply> r = new ArrayList<>();
+              add(r, "Mode", Reply.simple(Dedups.modeName(p.mode())));
+              add(r, "Window seconds", Reply.integer(p.windowMillis() / 1000));
+              add(r, "Slices", Reply.integer(p.slices()));
+              add(r, "Live slices", Reply.integer(t.liveSlices().size()));
+              add(r, "Items", Reply.integer(t.items()));
+              add(r, "Memory bytes", Reply.integer(t.memoryBytes()));
+              add(r, "Disk bytes", Reply.integer(call.engine().rows().approximateBytes(e.id())));
+              switch (p.mode()) {
+                case EXACT -> add(r, "Capacity", Reply.integer(p.capacity()));
+                case FILTER -> {
+                  add(r, "Capacity", Reply.integer(p.capacity()));
+                  add(r, "Error rate", new Reply.Double(p.errorRate()));
+                  add(
+                      r,
+                      "Estimated false positive rate",
+                      new Reply.Double(t.estimatedFalsePositiveRate()));
+                }
+                case RECENT -> add(r, "Slots", Reply.integer(p.slots()));
+              }
+              return Reply.map(r);
+            });
+  }
+
+  private static void add(List<Reply> r, String label, Reply value) {
+    r.add(Reply.simple(label));
+    r.add(value);
+  }
+}

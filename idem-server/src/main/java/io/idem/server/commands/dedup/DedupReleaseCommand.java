@@ -1,0 +1,31 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/**
+ * DEDUP.RELEASE key id owner — forgets the claim if the owner still holds it (its processing
+ * failed, so a redelivery must be new again). 1 if released, 0 if the id is not held by that owner.
+ */
+public final class DedupReleaseCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    byte[] id = DedupArgs.id(call, 2);
+    byte[] owner = DedupArgs.owner(call, 3);
+    long now = call.engine().now();
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              DedupTable t = Dedups.table(tx.entry());
+              if (t.params.mode() == DedupTable.Mode.FILTER) {
+                throw new CommandException(DedupArgs.NO_RELEASE);
+              }
+              return Reply.integer(
+                  t.release(tx, call.engine().rows(), tx.entry().id(), id, owner, now) ? 1 : 0);
+            });
+  }
+}

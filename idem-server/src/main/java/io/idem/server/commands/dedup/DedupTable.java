@@ -1,0 +1,478 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.hash.Hash128;
+import io.idem.server.engine.KeyTx;
+import io.idem.server.engine.RowChange;
+import io.idem.server.engine.Rows;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A dedup table: who claimed which id, over a sliding window of time, in one of three modes.
+ *
+ * <p>Time is cut into slices of {@code window / slices}. An id is claimed into the slice of its
+ * event time, clamped into [now - window, now]: a time in the future counts as now, one older than
+ * the window as the window's start. The slice holding {@code now - window} and every later one are
+ * live; older slices are dropped whole (their filters freed, their rows range-deleted), never
+ * scanned. So a claim is remembered for at least the window after its (clamped) event time, and at
+ * most one slice longer. A claim is checked against every live slice, whatever its event time.
+ *
+ * <ul>
+ *   <li>EXACT: each claim is a row {@code slice | id -> owner} in the store, so the table holds
+ *       every id and owner of the window, bounded by disk. Each live slice keeps a Bloom filter of
+ *       its ids in memory (1 %, about 1.2 bytes an id) so that a new id, the common case, costs no
+ *       read: only ids the filter may hold are looked up.
+ *   <li>FILTER: each live slice is a Bloom filter at the table's rate divided among the live
+ *       slices. No owners: a repeated id is a duplicate, never a retry; a claim cannot be released.
+ *   <li>RECENT: a direct-mapped table of slots, each holding one claim's 128-bit id digest, a
+ *       32-bit hash of its owner and its slice: {@link io.idem.core.filter.RecentSet}'s design with
+ *       an owner and a time. No false positive short of a digest collision; a later claim landing
+ *       in the same slot forgets the earlier one.
+ * </ul>
+ *
+ * <p>Not thread-safe: every method runs under the key's lock.
+ */
+public final class DedupTable {
+
+  public enum Mode {
+    EXACT,
+    FILTER,
+    RECENT
+  }
+
+  public enum Outcome {
+    /** First claim: the id is now the caller's. */
+    NEW,
+    /** The caller already owns the id: a replay, to process again. */
+    RETRY,
+    /** Someone else owns the id (or, in filter mode, it was seen). */
+    DUPLICATE
+  }
+
+  /** A claim's outcome and the owner now holding the id, if the mode keeps owners. */
+  public record Claimed(Outcome outcome, byte @Nullable [] owner) {}
+
+  /** What a table is created with; its recipe on disk. */
+  public record Params(
+      Mode mode, long windowMillis, int slices, long capacity, double errorRate, long slots) {}
+
+  /** The error rate of the in-memory index of an exact table's slice. */
+  static final double EXACT_INDEX_ERROR = 0.01;
+
+  final Params params;
+  final long sliceMillis;
+
+  /** Live slices by index; a slice absent from the map is live and empty. */
+  private final TreeMap<Long, Slice> slices = new TreeMap<>();
+
+  /** The lowest slice index still live. */
+  private long floor;
+
+  /** RECENT: slot i is h1 at 3i, h2 at 3i + 1, and owner hash << 32 | slice - base at 3i + 2. */
+  private final long @Nullable [] slots;
+
+  /** RECENT: the slice index that 0 in a slot stands for (slots store it 32-bit relative). */
+  private final long base;
+
+  static final class Slice {
+    final @Nullable ScalableBloomFilter filter;
+    long items;
+
+    Slice(@Nullable ScalableBloomFilter filter) {
+      this.filter = filter;
+    }
+  }
+
+  DedupTable(Params params, long createdSlice) {
+    this.params = params;
+    this.sliceMillis = params.windowMillis() / params.slices();
+    this.base = createdSlice;
+    this.floor = createdSlice;
+    this.slots =
+        params.mode() == Mode.RECENT ? new long[Math.toIntExact(params.slots() * 3)] : null;
+  }
+
+  long sliceOf(long millis) {
+    return Math.floorDiv(millis, sliceMillis);
+  }
+
+  /** The lowest slice still live at {@code now}: the one holding now - window. */
+  long floorAt(long now) {
+    return sliceOf(now - params.windowMillis());
+  }
+
+  long floor() {
+    return floor;
+  }
+
+  Map<Long, Slice> liveSlices() {
+    return slices;
+  }
+
+  long base() {
+    return base;
+  }
+
+  long @Nullable [] slots() {
+    return slots;
+  }
+
+  /** Where a claim at {@code eventMillis} lands at {@code now}: see the class comment. */
+  long claimSlice(long eventMillis, long now) {
+    long t = Math.min(Math.max(eventMillis, now - params.windowMillis()), now);
+    return Math.max(sliceOf(t), floor);
+  }
+
+  // ---- time
+
+  /** Drops the slices that fell out of the window by {@code now}, logging the drop. */
+  void advance(KeyTx tx, long now) {
+    long to = floorAt(now);
+    if (to <= floor) {
+      return;
+    }
+    dropBelow(to);
+    byte[] payload = ByteBuffer.allocate(8).putLong(to).array();
+    List<RowChange> rows =
+        params.mode() == Mode.EXACT
+            ? List.of(new RowChange.DeleteRange(sliceKey(0), sliceKey(to)))
+            : List.of();
+    tx.log(DedupCodec.OP_ADVANCE, payload, rows);
+  }
+
+  void dropBelow(long to) {
+    slices.headMap(to).clear();
+    floor = Math.max(floor, to);
+  }
+
+  // ---- claims
+
+  /**
+   * Claims each (id, owner) at its event time; logs what changed as one operation.
+   *
+   * @param times event times in millis, one per id
+   */
+  List<Claimed> claim(
+      KeyTx tx, Rows rows, long valueId, byte[][] ids, byte[][] owners, long[] times, long now) {
+    advance(tx, now);
+    int n = ids.length;
+    List<Claimed> out = new ArrayList<>(n);
+    ByteBuffer payload = ByteBuffer.allocate(n * recordBytes());
+    List<RowChange> changes = params.mode() == Mode.EXACT ? new ArrayList<>(n) : List.of();
+    // Exact rows of this command are not readable until logged: earlier ids of the batch.
+    Map<ByteBuffer, byte[]> batch = params.mode() == Mode.EXACT && n > 1 ? new HashMap<>() : null;
+    Hash128 h = new Hash128();
+    for (int i = 0; i < n; i++) {
+      h.hash(ids[i]);
+      long slice = claimSlice(times[i], now);
+      Claimed c =
+          switch (params.mode()) {
+            case EXACT -> {
+              byte[] holder = batch == null ? null : batch.get(ByteBuffer.wrap(ids[i]));
+              if (holder == null) {
+                holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
+              }
+              if (holder != null) {
+                yield new Claimed(
+                    Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
+              }
+              addToSlice(slice, h.h1(), h.h2());
+              changes.add(new RowChange.Put(rowKey(slice, ids[i]), owners[i]));
+              if (batch != null) {
+                batch.put(ByteBuffer.wrap(ids[i]), owners[i]);
+              }
+              payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+              yield new Claimed(Outcome.NEW, owners[i]);
+            }
+            case FILTER -> {
+              if (findInFilters(h.h1(), h.h2())) {
+                yield new Claimed(Outcome.DUPLICATE, null);
+              }
+              addToSlice(slice, h.h1(), h.h2());
+              payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+              yield new Claimed(Outcome.NEW, null);
+            }
+            case RECENT -> {
+              int ownerHash = ownerHash(owners[i]);
+              int slot = slot(h.h1());
+              if (recentHolds(slot, h.h1(), h.h2())) {
+                boolean mine = (int) (slots[slot * 3 + 2] >>> 32) == ownerHash;
+                yield new Claimed(
+                    mine ? Outcome.RETRY : Outcome.DUPLICATE, mine ? owners[i] : null);
+              }
+              putSlot(slot, h.h1(), h.h2(), ownerHash, slice);
+              payload.putLong(slice).putLong(h.h1()).putLong(h.h2()).putInt(ownerHash);
+              yield new Claimed(Outcome.NEW, owners[i]);
+            }
+          };
+      out.add(c);
+    }
+    if (payload.position() > 0) {
+      tx.log(DedupCodec.OP_CLAIM, Arrays.copyOf(payload.array(), payload.position()), changes);
+    }
+    return out;
+  }
+
+  /** Bytes of one claim in a CLAIM operation's payload. */
+  int recordBytes() {
+    return params.mode() == Mode.RECENT ? 28 : 24;
+  }
+
+  /** Replays one claim of a CLAIM operation. */
+  void replayClaim(ByteBuffer b) {
+    long slice = b.getLong();
+    long h1 = b.getLong();
+    long h2 = b.getLong();
+    if (params.mode() == Mode.RECENT) {
+      putSlot(slot(h1), h1, h2, b.getInt(), slice);
+    } else {
+      addToSlice(slice, h1, h2);
+    }
+  }
+
+  /**
+   * Releases the id if {@code owner} holds it. 1 if released, 0 if not held by that owner.
+   *
+   * @throws UnsupportedOperationException in filter mode, which keeps no owners
+   */
+  boolean release(KeyTx tx, Rows rows, long valueId, byte[] id, byte[] owner, long now) {
+    if (params.mode() == Mode.FILTER) {
+      throw new UnsupportedOperationException();
+    }
+    advance(tx, now);
+    Hash128 h = new Hash128().hash(id);
+    if (params.mode() == Mode.EXACT) {
+      for (long slice : slices.descendingKeySet()) {
+        Slice s = slices.get(slice);
+        if (s.filter == null || !s.filter.mightContain(h.h1(), h.h2())) {
+          continue;
+        }
+        byte[] key = rowKey(slice, id);
+        byte[] holder = rows.get(valueId, key);
+        if (holder != null) {
+          if (!Arrays.equals(holder, owner)) {
+            return false;
+          }
+          s.items--;
+          tx.log(
+              DedupCodec.OP_RELEASE,
+              ByteBuffer.allocate(8).putLong(slice).array(),
+              List.of(new RowChange.Delete(key)));
+          return true;
+        }
+      }
+      return false;
+    }
+    int slot = slot(h.h1());
+    if (!recentHolds(slot, h.h1(), h.h2())
+        || (int) (slots[slot * 3 + 2] >>> 32) != ownerHash(owner)) {
+      return false;
+    }
+    clearSlot(slot);
+    tx.log(
+        DedupCodec.OP_RELEASE,
+        ByteBuffer.allocate(16).putLong(h.h1()).putLong(h.h2()).array(),
+        List.of());
+    return true;
+  }
+
+  /** Replays a RELEASE operation. */
+  void replayRelease(ByteBuffer b) {
+    if (params.mode() == Mode.EXACT) {
+      Slice s = slices.get(b.getLong());
+      if (s != null) {
+        s.items--;
+      }
+    } else {
+      long h1 = b.getLong();
+      long h2 = b.getLong();
+      int slot = slot(h1);
+      if (recentHolds(slot, h1, h2)) {
+        clearSlot(slot);
+      }
+    }
+  }
+
+  /** Whether the id is claimed in a live slice (in filter mode: may be). Changes nothing. */
+  boolean contains(Rows rows, long valueId, byte[] id, long now) {
+    long live = Math.max(floor, floorAt(now));
+    Hash128 h = new Hash128().hash(id);
+    return switch (params.mode()) {
+      case EXACT -> {
+        for (long slice : slices.tailMap(live, true).descendingKeySet()) {
+          ScalableBloomFilter f = slices.get(slice).filter;
+          if (f.mightContain(h.h1(), h.h2()) && rows.get(valueId, rowKey(slice, id)) != null) {
+            yield true;
+          }
+        }
+        yield false;
+      }
+      case FILTER -> {
+        for (Slice s : slices.tailMap(live).values()) {
+          if (s.filter.mightContain(h.h1(), h.h2())) {
+            yield true;
+          }
+        }
+        yield false;
+      }
+      case RECENT -> {
+        int slot = slot(h.h1());
+        yield recentHolds(slot, h.h1(), h.h2())
+            && base + (slots[slot * 3 + 2] & 0xffff_ffffL) >= live;
+      }
+    };
+  }
+
+  private byte @Nullable [] findExact(Rows rows, long valueId, byte[] id, long h1, long h2) {
+    for (long slice : slices.descendingKeySet()) {
+      ScalableBloomFilter f = slices.get(slice).filter;
+      if (f.mightContain(h1, h2)) {
+        byte[] holder = rows.get(valueId, rowKey(slice, id));
+        if (holder != null) {
+          return holder;
+        }
+      }
+    }
+    return null;
+  }
+
+  private boolean findInFilters(long h1, long h2) {
+    for (Slice s : slices.values()) {
+      if (s.filter.mightContain(h1, h2)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void addToSlice(long slice, long h1, long h2) {
+    Slice s = slices.computeIfAbsent(slice, k -> newSlice());
+    if (s.filter != null) {
+      s.filter.add(h1, h2);
+    }
+    s.items++;
+  }
+
+  Slice newSlice() {
+    return switch (params.mode()) {
+      case EXACT ->
+          new Slice(
+              ScalableBloomFilter.create(
+                  sliceCapacity(), EXACT_INDEX_ERROR, ScalableBloomFilter.DEFAULT_EXPANSION));
+      case FILTER ->
+          new Slice(
+              ScalableBloomFilter.create(
+                  sliceCapacity(), sliceErrorRate(), ScalableBloomFilter.DEFAULT_EXPANSION));
+      case RECENT -> new Slice(null);
+    };
+  }
+
+  /** Expected claims per slice: the window's capacity spread over its slices. */
+  long sliceCapacity() {
+    return Math.max(1, (params.capacity() + params.slices() - 1) / params.slices());
+  }
+
+  /**
+   * A filter slice's rate: a claim is checked against every live slice (at most slices + 1), so
+   * each gets an equal share of the table's rate and the union stays within it.
+   */
+  double sliceErrorRate() {
+    return params.errorRate() / (params.slices() + 1);
+  }
+
+  // ---- recent slots
+
+  private int slot(long h1) {
+    return (int) Math.multiplyHigh(h1 >>> 1, params.slots() << 1);
+  }
+
+  /** Whether the slot holds this digest in a live slice. */
+  private boolean recentHolds(int slot, long h1, long h2) {
+    int i = slot * 3;
+    if (slots[i] != h1 || slots[i + 1] != h2 || (h1 == 0 && h2 == 0)) {
+      return false;
+    }
+    return base + (slots[i + 2] & 0xffff_ffffL) >= floor;
+  }
+
+  private void putSlot(int slot, long h1, long h2, int ownerHash, long slice) {
+    int i = slot * 3;
+    if (slots[i] != 0 || slots[i + 1] != 0) {
+      Slice old = slices.get(base + (slots[i + 2] & 0xffff_ffffL));
+      if (old != null) {
+        old.items--; // forgotten: its slice holds one item fewer
+      }
+    }
+    if (h1 == 0 && h2 == 0) {
+      h2 = 1; // (0, 0) marks a free slot
+    }
+    slots[i] = h1;
+    slots[i + 1] = h2;
+    slots[i + 2] = (long) ownerHash << 32 | (slice - base);
+    addToSlice(slice, h1, h2);
+  }
+
+  private void clearSlot(int slot) {
+    int i = slot * 3;
+    Slice old = slices.get(base + (slots[i + 2] & 0xffff_ffffL));
+    if (old != null) {
+      old.items--;
+    }
+    slots[i] = 0;
+    slots[i + 1] = 0;
+    slots[i + 2] = 0;
+  }
+
+  static int ownerHash(byte[] owner) {
+    return (int) (new Hash128().hash(owner).h1() >>> 32);
+  }
+
+  // ---- figures
+
+  /** Claims held in live slices. */
+  long items() {
+    long n = 0;
+    for (Slice s : slices.values()) {
+      n += s.items;
+    }
+    return n;
+  }
+
+  long memoryBytes() {
+    long n = 64 + slices.size() * 48L;
+    for (Slice s : slices.values()) {
+      if (s.filter != null) {
+        n += s.filter.sizeInBytes();
+      }
+    }
+    return n + (slots == null ? 0 : slots.length * 8L);
+  }
+
+  /** Filter mode: the chance that an id never claimed is taken for a duplicate now. */
+  double estimatedFalsePositiveRate() {
+    double none = 1;
+    for (Slice s : slices.values()) {
+      if (s.filter != null) {
+        none *= 1 - s.filter.estimatedFalsePositiveRate();
+      }
+    }
+    return params.mode() == Mode.FILTER ? 1 - none : 0;
+  }
+
+  // ---- row keys: u64 slice | id
+
+  static byte[] sliceKey(long slice) {
+    return ByteBuffer.allocate(8).putLong(slice).array();
+  }
+
+  static byte[] rowKey(long slice, byte[] id) {
+    return ByteBuffer.allocate(8 + id.length).putLong(slice).put(id).array();
+  }
+}

@@ -1,0 +1,257 @@
+package io.idem.server.commands;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** DEDUP.* through the dispatcher, on a clock the test moves. */
+class DedupCommandsTest {
+
+  private static final long T0 = 1_700_000_000_000L; // a whole hour: slices line up
+  private static final long HOUR = 3_600_000;
+
+  private final AtomicLong clock = new AtomicLong(T0);
+  private final Harness h = new Harness(clock::get);
+
+  // ---- RESERVE
+
+  @Test
+  void reserve_modesAndOptions() {
+    assertThat(h.show("DEDUP.RESERVE", "e", "24h")).isEqualTo("OK");
+    assertThat(h.show("DEDUP.RESERVE", "e2", "86400", "EXACT", "SLICES", "24", "CAPACITY", "10"))
+        .isEqualTo("OK");
+    assertThat(h.show("DEDUP.RESERVE", "f", "1h", "FILTER", "0.001", "1000")).isEqualTo("OK");
+    assertThat(h.show("DEDUP.RESERVE", "r", "7d", "RECENT", "1000", "SLICES", "7")).isEqualTo("OK");
+    assertThat(h.show("TYPE", "e")).isEqualTo("dedup");
+    assertThat(h.show("DEDUP.INFO", "e2"))
+        .isEqualTo(
+            "{Mode=exact, Window seconds=(integer) 86400, Slices=(integer) 24, Live slices=(integer)"
+                + " 0, Items=(integer) 0, Memory bytes=(integer) 64, Disk bytes=(integer) 0,"
+                + " Capacity=(integer) 10}");
+  }
+
+  @Test
+  void reserve_errors() {
+    h.call("BF.ADD", "bf", "x");
+    assertThat(h.show("DEDUP.RESERVE", "bf", "1h"))
+        .isEqualTo("(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+    h.call("DEDUP.RESERVE", "t", "1h");
+    assertThat(h.show("DEDUP.RESERVE", "t", "1h")).isEqualTo("(error) ERR item exists");
+    String badWindow =
+        "(error) ERR window must be seconds or a duration such as 90s, 15m, 24h or 7d, from 1s to"
+            + " 3650d";
+    for (String w : new String[] {"0", "-5", "1h30m", "999ms", "3651d", "h", "1.5h", "1 h", ""}) {
+      assertThat(h.show("DEDUP.RESERVE", "w", w)).as(w).isEqualTo(badWindow);
+    }
+    assertThat(h.show("DEDUP.RESERVE", "w", "10s", "SLICES", "11"))
+        .isEqualTo("(error) ERR SLICES must be from 1 to 1024, with slices of at least one second");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "FILTER", "1.5", "10"))
+        .isEqualTo("(error) ERR error rate must be a number in (0, 1)");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "FILTER", "0.01", "0"))
+        .isEqualTo("(error) ERR capacity must be from 1 to 2^40");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "RECENT", "0"))
+        .isEqualTo("(error) ERR slots must be from 1 to 715827879");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "FILTER", "0.01"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "RECENT", "10", "CAPACITY", "5"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "SLICES", "2", "SLICES", "3"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.RESERVE", "w", "1h", "NOPE")).isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("EXISTS", "w")).isEqualTo("(integer) 0"); // nothing was made
+    // A short window keeps slices of at least a second.
+    assertThat(h.show("DEDUP.RESERVE", "short", "3s")).isEqualTo("OK");
+    assertThat(h.show("DEDUP.INFO", "short")).contains("Slices=(integer) 3");
+  }
+
+  // ---- claims
+
+  @Test
+  void claim_new_retry_duplicate_namingTheOwner() {
+    h.call("DEDUP.RESERVE", "t", "24h");
+    assertThat(h.show("DEDUP.CLAIM", "t", "msg-1", "p3:100")).isEqualTo("[new, \"p3:100\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "msg-1", "p3:100")).isEqualTo("[retry, \"p3:100\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "msg-1", "p4:7")).isEqualTo("[duplicate, \"p3:100\"]");
+    assertThat(h.show("DEDUP.EXISTS", "t", "msg-1")).isEqualTo("(integer) 1");
+    assertThat(h.show("DEDUP.EXISTS", "t", "msg-2")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.EXISTS", "nokey", "msg-2")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 1");
+  }
+
+  @Test
+  void claim_binaryIdsAndOwners() {
+    h.call("DEDUP.RESERVE", "t", "1h");
+    byte[] id = {0, (byte) 0xff, 13, 10, 0};
+    byte[] owner = {0, 3, 0, 0, 0, 0, 0, 100};
+    assertThat(h.call(Harness.bytes("DEDUP.CLAIM"), Harness.bytes("t"), id, owner).toString())
+        .contains("new");
+    var dup =
+        (io.idem.server.reply.Reply.Array)
+            h.call(Harness.bytes("DEDUP.CLAIM"), Harness.bytes("t"), id, new byte[] {9});
+    assertThat(((io.idem.server.reply.Reply.Bulk) dup.items().get(1)).bytes()).isEqualTo(owner);
+  }
+
+  @Test
+  void claim_errors() {
+    assertThat(h.show("DEDUP.CLAIM", "none", "a", "o")).isEqualTo("(error) ERR not found");
+    h.call("BF.ADD", "bf", "x");
+    assertThat(h.show("DEDUP.CLAIM", "bf", "a", "o"))
+        .isEqualTo("(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+    h.call("DEDUP.RESERVE", "t", "1h");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o", "AT")).isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o", "AT", "-1"))
+        .isEqualTo("(error) ERR AT must be a Unix time in milliseconds");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o", "WHEN", "5"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.CLAIM", "t", "x".repeat(1025), "o"))
+        .isEqualTo("(error) ERR id longer than 1024 bytes");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o".repeat(256)))
+        .isEqualTo("(error) ERR owner longer than 255 bytes");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a"))
+        .isEqualTo("(error) ERR wrong number of arguments for 'dedup.claim' command");
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 0"); // errors changed nothing
+  }
+
+  @Test
+  void mclaim_repliesPerPair_orOnlyTheDuplicates() {
+    h.call("DEDUP.RESERVE", "t", "24h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    assertThat(h.show("DEDUP.MCLAIM", "t", "ITEMS", "a", "o1", "b", "o2", "a", "o3", "b", "o2"))
+        .isEqualTo("[[retry, \"o1\"], [new, \"o2\"], [duplicate, \"o1\"], [retry, \"o2\"]]");
+    assertThat(h.show("DEDUP.MCLAIM", "t", "DUPLICATES", "ITEMS", "c", "o4", "b", "o9", "c", "o5"))
+        .isEqualTo("[[\"b\", \"o2\"], [\"c\", \"o4\"]]");
+    assertThat(
+            h.show("DEDUP.MCLAIM", "t", "AT", Long.toString(T0), "DUPLICATES", "ITEMS", "d", "o"))
+        .isEqualTo("[]");
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 4");
+  }
+
+  @Test
+  void mclaim_errorsChangeNothing() {
+    h.call("DEDUP.RESERVE", "t", "24h");
+    String arity = "(error) ERR wrong number of arguments for 'dedup.mclaim' command";
+    assertThat(h.show("DEDUP.MCLAIM", "t", "ITEMS", "a", "o", "b")).isEqualTo(arity);
+    assertThat(h.show("DEDUP.MCLAIM", "t", "DUPLICATES", "ITEMS")).isEqualTo(arity);
+    assertThat(h.show("DEDUP.MCLAIM", "t", "AT", "1", "AT", "2", "ITEMS", "a", "o"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.MCLAIM", "t", "a", "o", "b", "o"))
+        .isEqualTo("(error) ERR syntax error");
+    assertThat(h.show("DEDUP.MCLAIM", "t", "ITEMS", "a", "o", "b", "o".repeat(256)))
+        .isEqualTo("(error) ERR owner longer than 255 bytes");
+    assertThat(h.show("DEDUP.EXISTS", "t", "a")).isEqualTo("(integer) 0");
+  }
+
+  // ---- the window
+
+  @Test
+  void window_rememberedForTheWindow_forgottenWithinOneSliceAfter() {
+    h.call("DEDUP.RESERVE", "t", "8h"); // 8 slices of an hour
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    clock.set(T0 + 8 * HOUR - 1);
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[duplicate, \"o1\"]");
+    clock.set(T0 + 9 * HOUR); // a's slice is older than the window now
+    assertThat(h.show("DEDUP.EXISTS", "t", "a")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
+    assertThat(h.show("DEDUP.INFO", "t"))
+        .contains("Items=(integer) 1")
+        .contains("Live slices=(integer) 1");
+  }
+
+  @Test
+  void window_membershipFollowsTheEventTime() {
+    h.call("DEDUP.RESERVE", "t", "8h");
+    clock.set(T0 + 5 * HOUR);
+    // Claimed at an event time 4 hours back: it leaves the window 8 hours after that.
+    h.call("DEDUP.CLAIM", "t", "old", "o", "AT", Long.toString(T0 + HOUR));
+    clock.set(T0 + 9 * HOUR - 1);
+    assertThat(h.show("DEDUP.EXISTS", "t", "old")).isEqualTo("(integer) 1");
+    clock.set(T0 + 10 * HOUR);
+    assertThat(h.show("DEDUP.EXISTS", "t", "old")).isEqualTo("(integer) 0");
+  }
+
+  @Test
+  void window_eventsOlderThanTheWindowAreCheckedAndKeptAtItsStart_futureOnesAtNow() {
+    h.call("DEDUP.RESERVE", "t", "8h");
+    clock.set(T0 + 20 * HOUR);
+    h.call("DEDUP.CLAIM", "t", "x", "o1");
+    assertThat(h.show("DEDUP.CLAIM", "t", "x", "o2", "AT", "0")).isEqualTo("[duplicate, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "ancient", "o", "AT", "0")).isEqualTo("[new, \"o\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "future", "o", "AT", Long.toString(T0 + 1000 * HOUR)))
+        .isEqualTo("[new, \"o\"]");
+    clock.set(T0 + 27 * HOUR);
+    assertThat(h.show("DEDUP.EXISTS", "t", "ancient")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.EXISTS", "t", "future")).isEqualTo("(integer) 1");
+    clock.set(T0 + 29 * HOUR);
+    assertThat(h.show("DEDUP.EXISTS", "t", "future")).isEqualTo("(integer) 0");
+  }
+
+  // ---- release
+
+  @Test
+  void release_onlyByTheOwner_thenTheIdIsNewAgain() {
+    h.call("DEDUP.RESERVE", "t", "1h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    assertThat(h.show("DEDUP.RELEASE", "t", "a", "o2")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.RELEASE", "t", "b", "o1")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 1");
+    assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 1");
+  }
+
+  // ---- filter and recent modes
+
+  @Test
+  void filterMode_knowsNoOwners() {
+    h.call("DEDUP.RESERVE", "f", "1h", "FILTER", "0.001", "1000");
+    assertThat(h.show("DEDUP.CLAIM", "f", "a", "o1")).isEqualTo("[new, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "f", "a", "o1")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.MCLAIM", "f", "DUPLICATES", "ITEMS", "a", "o", "b", "o"))
+        .isEqualTo("[[\"a\", (nil)]]");
+    assertThat(h.show("DEDUP.RELEASE", "f", "a", "o1"))
+        .isEqualTo("(error) ERR a FILTER table keeps no owners, so a claim cannot be released");
+    assertThat(h.show("DEDUP.INFO", "f"))
+        .contains("Mode=filter")
+        .contains("Items=(integer) 2")
+        .contains("Error rate=(double) 0.001");
+    clock.set(T0 + 2 * HOUR);
+    assertThat(h.show("DEDUP.CLAIM", "f", "a", "o1")).isEqualTo("[new, (nil)]");
+  }
+
+  @Test
+  void recentMode_retryAndDuplicate_andForgetsUnderPressure() {
+    h.call("DEDUP.RESERVE", "r", "1h", "RECENT", "1");
+    assertThat(h.show("DEDUP.CLAIM", "r", "a", "o1")).isEqualTo("[new, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "a", "o1")).isEqualTo("[retry, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "a", "o2")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "b", "o1")).isEqualTo("[new, \"o1\"]"); // a's slot
+    assertThat(h.show("DEDUP.EXISTS", "r", "a")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.INFO", "r"))
+        .contains("Items=(integer) 1")
+        .contains("Slots=(integer) 1");
+    assertThat(h.show("DEDUP.RELEASE", "r", "b", "o2")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.RELEASE", "r", "b", "o1")).isEqualTo("(integer) 1");
+    assertThat(h.show("DEDUP.INFO", "r")).contains("Items=(integer) 0");
+    h.call("DEDUP.CLAIM", "r", "c", "o1");
+    clock.set(T0 + 2 * HOUR);
+    assertThat(h.show("DEDUP.EXISTS", "r", "c")).isEqualTo("(integer) 0");
+    assertThat(h.show("DEDUP.CLAIM", "r", "c", "o2")).isEqualTo("[new, \"o2\"]");
+  }
+
+  // ---- the keyspace
+
+  @Test
+  void keyspace_delRenameExpireScan() {
+    h.call("DEDUP.RESERVE", "t", "1h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    assertThat(h.show("RENAME", "t", "u")).isEqualTo("OK");
+    assertThat(h.show("DEDUP.CLAIM", "u", "a", "o2")).isEqualTo("[duplicate, \"o1\"]");
+    assertThat(h.show("SCAN", "0", "TYPE", "dedup")).isEqualTo("[\"0\", [\"u\"]]");
+    assertThat(h.show("DEL", "u")).isEqualTo("(integer) 1");
+    h.call("DEDUP.RESERVE", "u", "1h");
+    assertThat(h.show("DEDUP.CLAIM", "u", "a", "o2")).isEqualTo("[new, \"o2\"]");
+    assertThat(h.show("EXPIRE", "u", "10")).isEqualTo("(integer) 1");
+    assertThat(h.show("TTL", "u")).isEqualTo("(integer) 10");
+  }
+}

@@ -3,18 +3,23 @@ package io.idem.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kills a server process with SIGKILL at random moments while a client pipelines BF.ADD and CF.ADD,
- * restarts it on the same data, and checks that every acknowledged item is present. Snapshots run
- * every second, so kills also land during and after snapshots and log truncation.
+ * Kills a server process with SIGKILL at random moments while a client pipelines BF.ADD, CF.ADD and
+ * DEDUP.MCLAIM, restarts it on the same data, and checks that every acknowledged item is present
+ * and every acknowledged claim still held by its owner: claimed again by another owner it is a
+ * duplicate naming the first, so no id is answered new twice. Snapshots run every second, so kills
+ * also land during and after snapshots and log truncation.
  *
  * <p>Cycles: {@code -Didem.crash.cycles=N} (default 4; scripts/crash-test.sh runs a hundred).
  */
@@ -31,15 +36,17 @@ class CrashTest {
     Path dir = tmp.resolve("data");
     List<String> bloomAcked = new ArrayList<>();
     List<String> cuckooAcked = new ArrayList<>();
+    Map<String, String> claims = new LinkedHashMap<>();
     for (int cycle = 0; cycle < cycles; cycle++) {
       try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
         if (cycle == 0) {
           try (RespClient c = new RespClient(server.port())) {
             assertThat(c.call("BF.RESERVE", "bf", "0.001", "1000000")).isEqualTo("OK");
             assertThat(c.call("CF.RESERVE", "cf", "1000000")).isEqualTo("OK");
+            assertThat(c.call("DEDUP.RESERVE", "dd", "24h")).isEqualTo("OK");
           }
         } else {
-          verify(server.port(), bloomAcked, cuckooAcked);
+          verify(server.port(), bloomAcked, cuckooAcked, claims);
         }
         int before = bloomAcked.size() + cuckooAcked.size();
         long killAfterMillis = 300 + random.nextInt(1200);
@@ -56,7 +63,7 @@ class CrashTest {
                         Thread.currentThread().interrupt();
                       }
                     });
-        pipelineUntilKilled(server.port(), cycle, killed, bloomAcked, cuckooAcked);
+        pipelineUntilKilled(server.port(), cycle, killed, bloomAcked, cuckooAcked, claims);
         killer.join();
         assertThat(bloomAcked.size() + cuckooAcked.size())
             .as("cycle %d acknowledged something before the kill", cycle)
@@ -64,17 +71,28 @@ class CrashTest {
       }
     }
     try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
-      verify(server.port(), bloomAcked, cuckooAcked);
+      verify(server.port(), bloomAcked, cuckooAcked, claims);
       // SIGTERM: the JVM runs the shutdown hook (graceful stop), then exits with 128 + 15.
       assertThat(server.terminate()).isEqualTo(143);
     }
   }
 
-  /** Pipelines batches of adds; records the items whose reply arrived. */
+  /**
+   * Pipelines batches of adds and claims; records the items and claims whose reply arrived. Each
+   * claim batch also claims ids acknowledged earlier, for another owner: they must be duplicates.
+   */
   private static void pipelineUntilKilled(
-      int port, int cycle, AtomicBoolean killed, List<String> bloomAcked, List<String> cuckooAcked)
+      int port,
+      int cycle,
+      AtomicBoolean killed,
+      List<String> bloomAcked,
+      List<String> cuckooAcked,
+      Map<String, String> claims)
       throws IOException {
     int n = 0;
+    List<String> earlier = new ArrayList<>(claims.keySet());
+    Random random = new Random(cycle);
+    String owner = "owner-" + cycle;
     try (RespClient c = new RespClient(port)) {
       while (true) {
         List<String> batch = new ArrayList<>();
@@ -83,6 +101,19 @@ class CrashTest {
           batch.add(item);
           c.send(n % 2 == 0 ? "BF.ADD" : "CF.ADD", n % 2 == 0 ? "bf" : "cf", item);
         }
+        List<String> claim = new ArrayList<>(List.of("DEDUP.MCLAIM", "dd", "ITEMS"));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+          ids.add("id-" + cycle + "-" + n + "-" + i);
+        }
+        for (int i = 0; i < 8 && !earlier.isEmpty(); i++) {
+          ids.add(earlier.get(random.nextInt(earlier.size())));
+        }
+        for (String id : ids) {
+          claim.add(id);
+          claim.add(owner);
+        }
+        c.send(claim.toArray(String[]::new));
         c.flush();
         for (int i = 0; i < batch.size(); i++) {
           Object reply = c.read();
@@ -90,6 +121,21 @@ class CrashTest {
           boolean bloom = isBloom(item);
           assertThat(reply).as("reply to add %s", item).isIn(0L, 1L);
           (bloom ? bloomAcked : cuckooAcked).add(item);
+        }
+        List<?> answers = (List<?>) c.read();
+        for (int i = 0; i < ids.size(); i++) {
+          String id = ids.get(i);
+          List<?> answer = (List<?>) answers.get(i);
+          String first = claims.get(id);
+          if (first == null) {
+            assertThat(answer.getFirst()).as("claim of %s", id).isEqualTo("new");
+            claims.put(id, owner);
+          } else {
+            assertThat(answer.getFirst())
+                .as("claim of %s, first by %s", id, first)
+                .isEqualTo(first.equals(owner) ? "retry" : "duplicate");
+            assertThat(new String((byte[]) answer.get(1), StandardCharsets.UTF_8)).isEqualTo(first);
+          }
         }
       }
     } catch (IOException e) {
@@ -103,11 +149,29 @@ class CrashTest {
     return Integer.parseInt(item.substring(item.indexOf('-') + 1)) % 2 == 0;
   }
 
-  private static void verify(int port, List<String> bloomAcked, List<String> cuckooAcked)
+  private static void verify(
+      int port, List<String> bloomAcked, List<String> cuckooAcked, Map<String, String> claims)
       throws IOException {
     try (RespClient c = new RespClient(port)) {
       check(c, "BF.MEXISTS", "bf", bloomAcked);
       check(c, "CF.MEXISTS", "cf", cuckooAcked);
+      // Claimed again by their first owner, acknowledged claims are retries: none is new.
+      List<Map.Entry<String, String>> all = new ArrayList<>(claims.entrySet());
+      for (int from = 0; from < all.size(); from += 1000) {
+        List<Map.Entry<String, String>> chunk =
+            all.subList(from, Math.min(all.size(), from + 1000));
+        List<String> words = new ArrayList<>(List.of("DEDUP.MCLAIM", "dd", "ITEMS"));
+        for (Map.Entry<String, String> e : chunk) {
+          words.add(e.getKey());
+          words.add(e.getValue());
+        }
+        List<?> answers = (List<?>) c.call(words.toArray(String[]::new));
+        for (int i = 0; i < chunk.size(); i++) {
+          assertThat(((List<?>) answers.get(i)).getFirst())
+              .as("claim of %s by %s after restart", chunk.get(i).getKey(), chunk.get(i).getValue())
+              .isEqualTo("retry");
+        }
+      }
     }
   }
 

@@ -19,7 +19,8 @@ import java.util.List;
  * Idem's DEDUP.* commands on dedup tables (values of {@link
  * io.idem.server.commands.dedup.DedupCodec}): claims with owners over a sliding window. S is the
  * live slices (at most the table's slices + 1), n the pairs in the command; EXACT adds one store
- * read for each id its in-memory index may hold (about 1 % of new ids, and every repeat).
+ * read for each id its in-memory index may hold (up to about 0.5 % of new ids per live slice, and
+ * every repeat).
  */
 public final class DedupCommands {
 

@@ -534,6 +534,15 @@ public final class Engine implements AutoCloseable {
   }
 
   /** Whether writes that may grow memory are refused now. */
+  /**
+   * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
+   * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
+   */
+  public boolean memoryFits(long bytes) {
+    long max = maxMemory();
+    return (max <= 0 || bytes <= max - usedMemory()) && bytes <= Runtime.getRuntime().maxMemory();
+  }
+
   public boolean overMemoryLimit() {
     long max = maxMemory;
     return max > 0 && usedMemory.get() >= max;

@@ -26,7 +26,7 @@ class DedupCommandsTest {
     assertThat(h.show("TYPE", "e")).isEqualTo("dedup");
     assertThat(h.show("DEDUP.INFO", "e2"))
         .isEqualTo(
-            "{Mode=exact, Window seconds=(integer) 86400, Slices=(integer) 24, Live slices=(integer)"
+            "{Mode=exact, Window milliseconds=(integer) 86400000, Slices=(integer) 24, Slices holding claims=(integer)"
                 + " 0, Items=(integer) 0, Memory bytes=(integer) 64, Disk bytes=(integer) 0,"
                 + " Capacity=(integer) 10}");
   }
@@ -63,6 +63,34 @@ class DedupCommandsTest {
     // A short window keeps slices of at least a second.
     assertThat(h.show("DEDUP.RESERVE", "short", "3s")).isEqualTo("OK");
     assertThat(h.show("DEDUP.INFO", "short")).contains("Slices=(integer) 3");
+  }
+
+  @Test
+  void reserve_refusesWhatWouldNotFit() {
+    assertThat(h.show("DEDUP.RESERVE", "big", "1h", "CAPACITY", "1099511627776", "SLICES", "1"))
+        .isEqualTo(
+            "(error) ERR a slice's filter would be larger than 16 GiB: use more SLICES or a"
+                + " smaller capacity");
+    h.engine.setMaxMemory(1 << 20);
+    assertThat(h.show("DEDUP.RESERVE", "r", "1h", "RECENT", "100000"))
+        .isEqualTo("(error) ERR Insufficient memory for the dedup table");
+    assertThat(h.show("EXISTS", "big", "r")).isEqualTo("(integer) 0");
+  }
+
+  @Test
+  void claim_thatWouldNotFit_isRefused_afterLoggingThePairsBeforeIt() {
+    h.call("DEDUP.RESERVE", "t", "8h", "CAPACITY", "80000000");
+    h.call("DEDUP.CLAIM", "t", "a", "o"); // the first slice's filter: about 12 MB
+    h.engine.setMaxMemory(h.engine.usedMemory() + (1 << 20));
+    clock.set(T0 + HOUR); // the next claim opens a new slice, which does not fit
+    assertThat(h.show("DEDUP.MCLAIM", "t", "AT", Long.toString(T0), "ITEMS", "b", "o", "c", "o"))
+        .isEqualTo("[[new, \"o\"], [new, \"o\"]]"); // both land in the open slice
+    assertThat(h.show("DEDUP.MCLAIM", "t", "ITEMS", "a", "o", "d", "o"))
+        .isEqualTo("(error) ERR Insufficient memory for the dedup table");
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 3");
+    h.engine.setMaxMemory(0);
+    assertThat(h.show("DEDUP.MCLAIM", "t", "ITEMS", "a", "o", "d", "o"))
+        .isEqualTo("[[retry, \"o\"], [new, \"o\"]]");
   }
 
   // ---- claims
@@ -155,7 +183,7 @@ class DedupCommandsTest {
     assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
     assertThat(h.show("DEDUP.INFO", "t"))
         .contains("Items=(integer) 1")
-        .contains("Live slices=(integer) 1");
+        .contains("Slices holding claims=(integer) 1");
   }
 
   @Test

@@ -71,14 +71,9 @@ final class Blooms {
     return tx.create(BloomCodec.INSTANCE, f, BloomDump.header(f));
   }
 
-  /**
-   * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
-   * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
-   */
+  /** Whether the server may spend {@code bytes} more (see {@link Engine#memoryFits}). */
   static boolean memoryFits(Engine engine, long bytes) {
-    long max = engine.maxMemory();
-    return (max <= 0 || bytes <= max - engine.usedMemory())
-        && bytes <= Runtime.getRuntime().maxMemory();
+    return engine.memoryFits(bytes);
   }
 
   /** What adding one item did. */

@@ -36,6 +36,9 @@ final class DedupArgs {
   static final String BAD_AT = "ERR AT must be a Unix time in milliseconds";
   static final String ID_TOO_LONG = "ERR id longer than " + MAX_ID_BYTES + " bytes";
   static final String OWNER_TOO_LONG = "ERR owner longer than " + MAX_OWNER_BYTES + " bytes";
+  static final String NO_MEMORY = "ERR Insufficient memory for the dedup table";
+  static final String SLICE_TOO_LARGE =
+      "ERR a slice's filter would be larger than 16 GiB: use more SLICES or a smaller capacity";
   static final String NO_RELEASE =
       "ERR a FILTER table keeps no owners, so a claim cannot be released";
 

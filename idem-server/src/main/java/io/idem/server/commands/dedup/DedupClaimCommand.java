@@ -37,7 +37,8 @@ public final class DedupClaimCommand implements Handler {
                       new byte[][] {id},
                       new byte[][] {owner},
                       new long[] {at},
-                      now);
+                      now,
+                      call.engine()::memoryFits);
               return Dedups.reply(c.getFirst());
             });
   }

@@ -18,11 +18,12 @@ public final class DedupExistsCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              if (e == null) {
-                return Reply.ZERO;
-              }
-              DedupTable t = Dedups.table(e);
-              return Reply.integer(t.contains(call.engine().rows(), e.id(), id, now) ? 1 : 0);
+              boolean found =
+                  e != null && Dedups.table(e).contains(call.engine().rows(), e.id(), id, now);
+              // As BF.EXISTS: a boolean under RESP3, 1 or 0 under RESP2.
+              return call.session().protocol() == 3
+                  ? new Reply.Bool(found)
+                  : Reply.integer(found ? 1 : 0);
             });
   }
 }

@@ -22,9 +22,9 @@ public final class DedupInfoCommand implements Handler {
               DedupTable.Params p = t.params;
               List<Reply> r = new ArrayList<>();
               add(r, "Mode", Reply.simple(Dedups.modeName(p.mode())));
-              add(r, "Window seconds", Reply.integer(p.windowMillis() / 1000));
+              add(r, "Window milliseconds", Reply.integer(p.windowMillis()));
               add(r, "Slices", Reply.integer(p.slices()));
-              add(r, "Live slices", Reply.integer(t.liveSlices().size()));
+              add(r, "Slices holding claims", Reply.integer(t.liveSlices().size()));
               add(r, "Items", Reply.integer(t.items()));
               add(r, "Memory bytes", Reply.integer(t.memoryBytes()));
               add(r, "Disk bytes", Reply.integer(call.engine().rows().approximateBytes(e.id())));

@@ -58,7 +58,15 @@ public final class DedupMclaimCommand implements Handler {
             tx -> {
               DedupTable t = Dedups.table(tx.entry());
               List<DedupTable.Claimed> claimed =
-                  t.claim(tx, call.engine().rows(), tx.entry().id(), ids, owners, times, now);
+                  t.claim(
+                      tx,
+                      call.engine().rows(),
+                      tx.entry().id(),
+                      ids,
+                      owners,
+                      times,
+                      now,
+                      call.engine()::memoryFits);
               List<Reply> out = new ArrayList<>(dupsOnly ? 4 : n);
               for (int k = 0; k < n; k++) {
                 DedupTable.Claimed c = claimed.get(k);

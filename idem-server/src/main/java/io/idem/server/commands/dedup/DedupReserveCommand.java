@@ -71,6 +71,12 @@ public final class DedupReserveCommand implements Handler {
     if (bad != null) {
       throw new CommandException(bad);
     }
+    if (mode != Mode.RECENT && DedupTable.firstLayerBytes(p) == Long.MAX_VALUE) {
+      throw new CommandException(DedupArgs.SLICE_TOO_LARGE);
+    }
+    if (!call.engine().memoryFits(DedupTable.initialBytes(p))) {
+      throw new CommandException(DedupArgs.NO_MEMORY);
+    }
     return call.engine()
         .write(
             call.arg(1),

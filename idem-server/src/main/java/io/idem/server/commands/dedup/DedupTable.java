@@ -2,6 +2,7 @@ package io.idem.server.commands.dedup;
 
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
+import io.idem.server.command.CommandException;
 import io.idem.server.engine.KeyTx;
 import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongPredicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,9 +28,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>EXACT: each claim is a row {@code slice | id -> owner} in the store, so the table holds
- *       every id and owner of the window, bounded by disk. Each live slice keeps a Bloom filter of
- *       its ids in memory (1 %, about 1.2 bytes an id) so that a new id, the common case, costs no
- *       read: only ids the filter may hold are looked up.
+ *       every id and owner of the window, bounded by disk. Each live slice keeps a scalable Bloom
+ *       filter of its ids in memory (1 % overall, its first layer at 0.5 %: about 1.5 bytes an id)
+ *       so that a new id, the common case, costs no read: only ids a filter may hold (a few percent
+ *       of new ids, with several live slices) are looked up.
  *   <li>FILTER: each live slice is a Bloom filter at the table's rate divided among the live
  *       slices. No owners: a repeated id is a duplicate, never a retry; a claim cannot be released.
  *   <li>RECENT: a direct-mapped table of slots, each holding one claim's 128-bit id digest, a
@@ -158,9 +161,19 @@ public final class DedupTable {
    * Claims each (id, owner) at its event time; logs what changed as one operation.
    *
    * @param times event times in millis, one per id
+   * @param fits whether the server may spend so many bytes more (a new slice, a filter's layer)
+   * @throws CommandException if a claim needs memory the server may not spend; the claims before it
+   *     are made and logged
    */
   List<Claimed> claim(
-      KeyTx tx, Rows rows, long valueId, byte[][] ids, byte[][] owners, long[] times, long now) {
+      KeyTx tx,
+      Rows rows,
+      long valueId,
+      byte[][] ids,
+      byte[][] owners,
+      long[] times,
+      long now,
+      LongPredicate fits) {
     advance(tx, now);
     int n = ids.length;
     List<Claimed> out = new ArrayList<>(n);
@@ -169,55 +182,109 @@ public final class DedupTable {
     // Exact rows of this command are not readable until logged: earlier ids of the batch.
     Map<ByteBuffer, byte[]> batch = params.mode() == Mode.EXACT && n > 1 ? new HashMap<>() : null;
     Hash128 h = new Hash128();
-    for (int i = 0; i < n; i++) {
-      h.hash(ids[i]);
-      long slice = claimSlice(times[i], now);
-      Claimed c =
-          switch (params.mode()) {
-            case EXACT -> {
-              byte[] holder = batch == null ? null : batch.get(ByteBuffer.wrap(ids[i]));
-              if (holder == null) {
-                holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
+    // What was applied is logged, also when a claim fails half-way: memory and log stay in step,
+    // and a client that retries the command sees its earlier pairs as retries.
+    try {
+      for (int i = 0; i < n; i++) {
+        h.hash(ids[i]);
+        long slice = claimSlice(times[i], now);
+        Claimed c =
+            switch (params.mode()) {
+              case EXACT -> {
+                byte[] holder = batch == null ? null : batch.get(ByteBuffer.wrap(ids[i]));
+                if (holder == null) {
+                  holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
+                }
+                if (holder != null) {
+                  yield new Claimed(
+                      Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
+                }
+                ensureRoom(slice, fits);
+                addToSlice(slice, h.h1(), h.h2());
+                changes.add(new RowChange.Put(rowKey(slice, ids[i]), owners[i]));
+                if (batch != null) {
+                  batch.put(ByteBuffer.wrap(ids[i]), owners[i]);
+                }
+                payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+                yield new Claimed(Outcome.NEW, owners[i]);
               }
-              if (holder != null) {
-                yield new Claimed(
-                    Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
+              case FILTER -> {
+                if (findInFilters(h.h1(), h.h2())) {
+                  yield new Claimed(Outcome.DUPLICATE, null);
+                }
+                ensureRoom(slice, fits);
+                addToSlice(slice, h.h1(), h.h2());
+                payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+                yield new Claimed(Outcome.NEW, null);
               }
-              addToSlice(slice, h.h1(), h.h2());
-              changes.add(new RowChange.Put(rowKey(slice, ids[i]), owners[i]));
-              if (batch != null) {
-                batch.put(ByteBuffer.wrap(ids[i]), owners[i]);
+              case RECENT -> {
+                int ownerHash = ownerHash(owners[i]);
+                int slot = slot(h.h1());
+                if (recentHolds(slot, h.h1(), h.h2())) {
+                  boolean mine = (int) (slots[slot * 3 + 2] >>> 32) == ownerHash;
+                  yield new Claimed(
+                      mine ? Outcome.RETRY : Outcome.DUPLICATE, mine ? owners[i] : null);
+                }
+                ensureRoom(slice, fits);
+                putSlot(slot, h.h1(), h.h2(), ownerHash, slice);
+                payload.putLong(slice).putLong(h.h1()).putLong(h.h2()).putInt(ownerHash);
+                yield new Claimed(Outcome.NEW, owners[i]);
               }
-              payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
-              yield new Claimed(Outcome.NEW, owners[i]);
-            }
-            case FILTER -> {
-              if (findInFilters(h.h1(), h.h2())) {
-                yield new Claimed(Outcome.DUPLICATE, null);
-              }
-              addToSlice(slice, h.h1(), h.h2());
-              payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
-              yield new Claimed(Outcome.NEW, null);
-            }
-            case RECENT -> {
-              int ownerHash = ownerHash(owners[i]);
-              int slot = slot(h.h1());
-              if (recentHolds(slot, h.h1(), h.h2())) {
-                boolean mine = (int) (slots[slot * 3 + 2] >>> 32) == ownerHash;
-                yield new Claimed(
-                    mine ? Outcome.RETRY : Outcome.DUPLICATE, mine ? owners[i] : null);
-              }
-              putSlot(slot, h.h1(), h.h2(), ownerHash, slice);
-              payload.putLong(slice).putLong(h.h1()).putLong(h.h2()).putInt(ownerHash);
-              yield new Claimed(Outcome.NEW, owners[i]);
-            }
-          };
-      out.add(c);
-    }
-    if (payload.position() > 0) {
-      tx.log(DedupCodec.OP_CLAIM, Arrays.copyOf(payload.array(), payload.position()), changes);
+            };
+        out.add(c);
+      }
+    } finally {
+      if (payload.position() > 0) {
+        tx.log(DedupCodec.OP_CLAIM, Arrays.copyOf(payload.array(), payload.position()), changes);
+      }
     }
     return out;
+  }
+
+  /** Bytes that adding to the slice would allocate now: a new slice or a filter's next layer. */
+  long growthBytes(long slice) {
+    Slice s = slices.get(slice);
+    if (s == null) {
+      return params.mode() == Mode.RECENT ? 48 : firstLayerBytes();
+    }
+    ScalableBloomFilter f = s.filter;
+    if (f == null || !f.layer(f.layerCount() - 1).isFull()) {
+      return 0;
+    }
+    try {
+      return ScalableBloomFilter.layerSizing(
+              f.initialCapacity(), f.configuredErrorRate(), f.expansion(), true, f.layerCount())
+          .bytes();
+    } catch (IllegalArgumentException e) {
+      return Long.MAX_VALUE; // larger than any array
+    }
+  }
+
+  long firstLayerBytes() {
+    return firstLayerBytes(params);
+  }
+
+  /** The bytes of a new slice's filter, or Long.MAX_VALUE if no array holds it. */
+  static long firstLayerBytes(Params p) {
+    try {
+      return ScalableBloomFilter.layerSizing(
+              sliceCapacity(p), sliceErrorRate(p), ScalableBloomFilter.DEFAULT_EXPANSION, true, 0)
+          .bytes();
+    } catch (IllegalArgumentException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  /** What the table holds from its creation: RECENT's slots. */
+  static long initialBytes(Params p) {
+    return p.mode() == Mode.RECENT ? p.slots() * 24 : 0;
+  }
+
+  private void ensureRoom(long slice, LongPredicate fits) {
+    long bytes = growthBytes(slice);
+    if (bytes > 0 && !fits.test(bytes)) {
+      throw new CommandException(DedupArgs.NO_MEMORY);
+    }
   }
 
   /** Bytes of one claim in a CLAIM operation's payload. */
@@ -362,29 +429,28 @@ public final class DedupTable {
 
   Slice newSlice() {
     return switch (params.mode()) {
-      case EXACT ->
+      case EXACT, FILTER ->
           new Slice(
               ScalableBloomFilter.create(
-                  sliceCapacity(), EXACT_INDEX_ERROR, ScalableBloomFilter.DEFAULT_EXPANSION));
-      case FILTER ->
-          new Slice(
-              ScalableBloomFilter.create(
-                  sliceCapacity(), sliceErrorRate(), ScalableBloomFilter.DEFAULT_EXPANSION));
+                  sliceCapacity(params),
+                  sliceErrorRate(params),
+                  ScalableBloomFilter.DEFAULT_EXPANSION));
       case RECENT -> new Slice(null);
     };
   }
 
   /** Expected claims per slice: the window's capacity spread over its slices. */
-  long sliceCapacity() {
-    return Math.max(1, (params.capacity() + params.slices() - 1) / params.slices());
+  static long sliceCapacity(Params p) {
+    return Math.max(1, (p.capacity() + p.slices() - 1) / p.slices());
   }
 
   /**
-   * A filter slice's rate: a claim is checked against every live slice (at most slices + 1), so
-   * each gets an equal share of the table's rate and the union stays within it.
+   * A slice filter's rate. FILTER: a claim is checked against every live slice (at most slices +
+   * 1), so each gets an equal share of the table's rate and the union stays within it. EXACT: the
+   * index's rate, which only costs reads.
    */
-  double sliceErrorRate() {
-    return params.errorRate() / (params.slices() + 1);
+  static double sliceErrorRate(Params p) {
+    return p.mode() == Mode.EXACT ? EXACT_INDEX_ERROR : p.errorRate() / (p.slices() + 1);
   }
 
   // ---- recent slots

@@ -9,7 +9,9 @@
 #   scripts/bench-claims.sh --in-flight 64       # more ClaimBench options (ClaimBench --help)
 # Knobs: CLAIMS, BATCH (claims per MCLAIM, default 1000), CONNECTIONS (per side, default 2),
 # REDIS_BATCH (messages the baseline groups by bucket at once; default all, one batch a minute
-# as Tapjoy's Spark job), DUP_RATE (0.01), SEED (42), SIDES (redis,idem).
+# as Tapjoy's Spark job), DUP_RATE (0.01), SEED (42), SIDES (redis,idem); IDEM_JAVA_OPTS goes to
+# idem serve's JVM (./idem's knob): its RSS follows the heap the JVM is let grow, so say so with
+# the figure (e.g. IDEM_JAVA_OPTS=-Xmx1g).
 # Starts Debian's redis-server with persistence off and ./idem serve (default appendfsync
 # everysec), each on a free loopback port; holds the build lock ($IDEM_BUILD_LOCK) for the build
 # and the run, so no build on this machine competes with a measurement. Prints a Markdown table,

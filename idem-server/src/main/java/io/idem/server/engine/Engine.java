@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +32,10 @@ public final class Engine implements AutoCloseable {
   private final AtomicLong nextId;
   private final AtomicLong usedMemory = new AtomicLong();
   private final LongAdder expiredKeys = new LongAdder();
+
+  /** Values with background work (see {@link ValueCodec#background}). */
+  private final java.util.Set<Entry> background = ConcurrentHashMap.newKeySet();
+
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongSupplier clock;
@@ -169,6 +174,9 @@ public final class Engine implements AutoCloseable {
       }
       Entry e = new Entry(nextId.getAndIncrement(), key, codec, value);
       keys.put(key, e);
+      if (codec.hasBackgroundWork()) {
+        background.add(e);
+      }
       entry = e;
       journal.created(e, recipe);
       return value;
@@ -212,6 +220,7 @@ public final class Engine implements AutoCloseable {
 
   private void removeLocked(Entry e) {
     keys.remove(e.key(), e);
+    background.remove(e);
     usedMemory.addAndGet(-e.memory);
     e.memory = 0;
     if (e.expireAtMillis() != Entry.PERSISTENT) {
@@ -561,7 +570,58 @@ public final class Engine implements AutoCloseable {
     e.memory = e.measure();
     usedMemory.addAndGet(e.memory);
     nextId.accumulateAndGet(id + 1, Math::max);
+    if (codec.hasBackgroundWork()) {
+      background.add(e);
+    }
     return e;
+  }
+
+  /**
+   * Runs {@code f} with a write transaction on the entry's key if the entry is still live there,
+   * else returns null: background work on a value that may have been renamed or deleted meanwhile.
+   */
+  public <R> @Nullable R writeEntry(Entry e, Function<KeyTx, R> f) {
+    while (true) {
+      Key k = e.key();
+      ReentrantLock lock = lockOf(k);
+      lock.lock();
+      Tx tx = null;
+      try {
+        if (e.key() != k) {
+          continue;
+        }
+        tx = new Tx(k);
+        if (tx.entry() != e) {
+          return null;
+        }
+        return f.apply(tx);
+      } finally {
+        if (tx != null) {
+          tx.remeasure();
+        }
+        lock.unlock();
+      }
+    }
+  }
+
+  /**
+   * Runs every live value's background work once (see {@link ValueCodec#background}); a value that
+   * says it is done leaves the set until it asks again. Called from one background thread.
+   */
+  @SuppressWarnings("unchecked")
+  public void runBackground() {
+    for (Entry e : List.copyOf(background)) {
+      // A failure propagates to the caller, which logs it; the value stays for the next round.
+      boolean again = ((ValueCodec<Object>) e.codec()).background(this, e);
+      if (!again || keys.get(e.key()) != e) {
+        background.remove(e);
+      }
+    }
+  }
+
+  /** Asks for {@link #runBackground} to visit the entry (a value with new work). */
+  public void requestBackground(Entry e) {
+    background.add(e);
   }
 
   /**

@@ -40,6 +40,16 @@ final class MemoryRows implements Rows {
   }
 
   @Override
+  public void writeNow(long valueId, java.util.List<RowChange> changes) {
+    apply(valueId, changes);
+  }
+
+  @Override
+  public void dropAll(long valueId) {
+    dropValue(valueId);
+  }
+
+  @Override
   public long approximateBytes(long valueId) {
     long n = 0;
     for (var e :

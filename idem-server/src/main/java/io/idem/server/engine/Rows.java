@@ -14,4 +14,14 @@ public interface Rows {
 
   /** About how many bytes the value's rows take in the store (its disk share), or 0. */
   long approximateBytes(long valueId);
+
+  /**
+   * Writes rows now, outside the journal's order: only for rows the value can rebuild from its
+   * snapshot and log (claims it keeps pending until written), so a crash before they are written
+   * loses nothing. Blocks until they are in the write-ahead log.
+   */
+  void writeNow(long valueId, java.util.List<RowChange> changes);
+
+  /** Removes every row of a value that is gone (rows written for it after it was deleted). */
+  void dropAll(long valueId);
 }

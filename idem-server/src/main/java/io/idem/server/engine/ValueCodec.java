@@ -42,6 +42,21 @@ public interface ValueCodec<T> {
     return false;
   }
 
+  /** Whether values of this type have background work: they are visited from creation on. */
+  default boolean hasBackgroundWork() {
+    return false;
+  }
+
+  /**
+   * Background work on a live value, from the engine's background thread and outside any lock: take
+   * the key's lock with {@link Engine#writeEntry} for each step that touches the value.
+   *
+   * @return whether to visit the value again next round
+   */
+  default boolean background(Engine engine, Entry entry) {
+    return false;
+  }
+
   /** Bytes of memory the value holds: what MEMORY USAGE and maxmemory count. */
   long memoryUsage(T value);
 }

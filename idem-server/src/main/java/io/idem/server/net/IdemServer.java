@@ -77,6 +77,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private final List<Channel> listeners = new ArrayList<>();
   private final ScheduledExecutorService cron;
   private final ExecutorService snapshotter;
+
+  /** Values' background work (dedup tables write pending claims as rows): off the cron thread. */
+  private final ScheduledExecutorService background;
+
   private final AtomicBoolean snapshotQueued = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -110,6 +114,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     snapshotter =
         Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("idem-snapshot").daemon().factory());
+    background =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("idem-background").daemon().factory());
   }
 
   /** Opens the store in the configured directory, loads it, and listens. */
@@ -223,6 +230,17 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         100,
         TimeUnit.MILLISECONDS);
     cron.scheduleWithFixedDelay(this::everySecond, 1, 1, TimeUnit.SECONDS);
+    background.scheduleWithFixedDelay(
+        () -> {
+          try {
+            engine.runBackground();
+          } catch (RuntimeException e) {
+            log.error("background work failed; it is tried again", e);
+          }
+        },
+        50,
+        50,
+        TimeUnit.MILLISECONDS);
   }
 
   private void everySecond() {
@@ -461,8 +479,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     cron.shutdownNow();
+    background.shutdown(); // a round under way finishes: it may be writing to the store
     snapshotter.shutdown();
     try {
+      background.awaitTermination(1, TimeUnit.MINUTES);
       snapshotter.awaitTermination(1, TimeUnit.MINUTES);
       if (started && saveOnShutdown && store.failure() == null) {
         store.snapshot(engine);

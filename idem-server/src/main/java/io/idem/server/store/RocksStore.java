@@ -662,6 +662,34 @@ public final class RocksStore implements Journal {
         }
 
         @Override
+        public void writeNow(long valueId, List<RowChange> changes) {
+          try (WriteBatch b = new WriteBatch()) {
+            for (RowChange c : changes) {
+              switch (c) {
+                case RowChange.Put p -> b.put(rowsCf, rowKey(valueId, p.key()), p.value());
+                case RowChange.Delete d -> b.delete(rowsCf, rowKey(valueId, d.key()));
+                case RowChange.DeleteRange r ->
+                    b.deleteRange(rowsCf, rowKey(valueId, r.from()), rowKey(valueId, r.to()));
+              }
+            }
+            db.write(noSync, b);
+          } catch (RocksDBException e) {
+            throw new java.io.UncheckedIOException(
+                new IOException("cannot write rows: " + e.getMessage(), e));
+          }
+        }
+
+        @Override
+        public void dropAll(long valueId) {
+          try {
+            db.deleteRange(rowsCf, idKey(valueId), idKey(valueId + 1));
+          } catch (RocksDBException e) {
+            throw new java.io.UncheckedIOException(
+                new IOException("cannot drop rows: " + e.getMessage(), e));
+          }
+        }
+
+        @Override
         public long approximateBytes(long valueId) {
           try (org.rocksdb.Slice from = new org.rocksdb.Slice(idKey(valueId));
               org.rocksdb.Slice to = new org.rocksdb.Slice(idKey(valueId + 1))) {

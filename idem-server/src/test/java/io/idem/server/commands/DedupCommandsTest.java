@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.server.commands.dedup.BackgroundSteps;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -226,6 +227,60 @@ class DedupCommandsTest {
     assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 0");
     assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
     assertThat(h.show("DEDUP.INFO", "t")).contains("Items=(integer) 1");
+  }
+
+  // ---- the background writes pending claims as rows
+
+  @Test
+  void background_writesPendingClaimsAsRows_andTheyStayClaimed() {
+    h.call("DEDUP.RESERVE", "t", "1h");
+    h.call("DEDUP.MCLAIM", "t", "ITEMS", "a", "o1", "b", "o2");
+    assertThat(BackgroundSteps.pending(h.engine, "t")).isEqualTo(2);
+    assertThat(h.show("DEDUP.INFO", "t")).contains("Disk bytes=(integer) 0");
+    h.engine.runBackground();
+    assertThat(BackgroundSteps.pending(h.engine, "t")).isZero();
+    assertThat(h.show("DEDUP.INFO", "t")).doesNotContain("Disk bytes=(integer) 0");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o9")).isEqualTo("[duplicate, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "b", "o2")).isEqualTo("[retry, \"o2\"]");
+    assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 1");
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o9")).isEqualTo("[new, \"o9\"]");
+  }
+
+  @Test
+  void background_aReleaseDuringTheWrite_isNotUndoneByIt() {
+    h.call("DEDUP.RESERVE", "t", "1h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    var puts = BackgroundSteps.start(h.engine, "t");
+    assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 1");
+    BackgroundSteps.finish(h.engine, "t", puts); // writes a's row after the release's delete
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
+    h.engine.runBackground();
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o3")).isEqualTo("[duplicate, \"o2\"]");
+  }
+
+  @Test
+  void background_slicesDroppedDuringTheWrite_loseTheirRows() {
+    h.call("DEDUP.RESERVE", "t", "8h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    var puts = BackgroundSteps.start(h.engine, "t");
+    clock.set(T0 + 10 * HOUR);
+    assertThat(h.show("DEDUP.CLAIM", "t", "b", "o1")).isEqualTo("[new, \"o1\"]"); // drops a's
+    BackgroundSteps.finish(h.engine, "t", puts);
+    h.engine.runBackground();
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
+  }
+
+  @Test
+  void background_dropsSlicesOfATableNobodyClaimsInto() {
+    h.call("DEDUP.RESERVE", "t", "8h");
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    h.engine.runBackground();
+    clock.set(T0 + 10 * HOUR);
+    h.engine.runBackground();
+    assertThat(h.show("DEDUP.INFO", "t"))
+        .contains("Items=(integer) 0")
+        .contains("Disk bytes=(integer) 0")
+        .contains("Memory bytes=(integer) 64");
   }
 
   // ---- filter and recent modes

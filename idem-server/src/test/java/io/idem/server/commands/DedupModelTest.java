@@ -2,6 +2,8 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.server.commands.dedup.BackgroundSteps;
+import io.idem.server.engine.RowChange;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -28,7 +30,7 @@ class DedupModelTest {
 
   @Test
   void exactFilterAndRecent_againstTheModel() {
-    for (long seed = 1; seed <= 40; seed++) {
+    for (long seed = 1; seed <= 120; seed++) {
       run(seed);
     }
   }
@@ -43,14 +45,27 @@ class DedupModelTest {
     Map<String, Held> model = new HashMap<>();
     Map<String, Held> filterModel = new HashMap<>();
     Map<String, Held> recentModel = new HashMap<>();
+    List<RowChange> writing = null; // a background write started and not finished
     for (int step = 0; step < 400; step++) {
       long now = clock.get();
       long floor = Math.floorDiv(now - WINDOW, SLICE);
       model.values().removeIf(held -> held.slice() < floor);
       filterModel.values().removeIf(held -> held.slice() < floor);
       recentModel.values().removeIf(held -> held.slice() < floor);
-      int what = r.nextInt(10);
-      if (what == 0) {
+      int what = r.nextInt(12);
+      if (what == 10) {
+        // The background, whole or in steps with commands between them.
+        if (writing != null) {
+          BackgroundSteps.finish(h.engine, "e", writing);
+          writing = null;
+        } else if (r.nextBoolean()) {
+          h.engine.runBackground();
+        } else {
+          writing = BackgroundSteps.start(h.engine, "e");
+        }
+      } else if (what == 11) {
+        continue;
+      } else if (what == 0) {
         clock.addAndGet(r.nextInt(4) == 0 ? r.nextLong(3 * WINDOW) : r.nextLong(SLICE));
       } else if (what == 1) {
         String id = "id" + r.nextInt(40);

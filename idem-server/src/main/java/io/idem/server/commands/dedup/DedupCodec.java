@@ -3,6 +3,9 @@ package io.idem.server.commands.dedup;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Entry;
+import io.idem.server.engine.RowChange;
 import io.idem.server.engine.ValueCodec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -11,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,14 +29,17 @@ import java.util.Map;
  *
  * <pre>
  * op  name     payload (big-endian)
- * 1   CLAIM    per new claim: u64 slice | u64 h1 | u64 h2 [| i32 owner hash, recent mode]
- * 2   RELEASE  exact: u64 slice of the released row; recent: u64 h1 | u64 h2
- * 3   ADVANCE  u64 the new lowest live slice (older ones dropped)
+ * 1   CLAIM    per new claim: u64 slice | u64 h1 | u64 h2, then by mode: exact u16 n | n bytes
+ *              id | u8 m | m bytes owner; recent i32 owner hash; filter nothing
+ * 2   RELEASE  exact: u64 slice | u64 h1 | u64 h2 | u16 n | id, with the row's delete;
+ *              recent: u64 h1 | u64 h2
+ * 3   ADVANCE  u64 the new lowest live slice (older ones dropped, their rows range-deleted)
+ * 4   ROWS     nothing resident: row deletes that undo a background write's races
  * </pre>
  *
  * <p>Snapshot, version 1: u8 1 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
- * items | u8 has filter | the filter in its own format | recent mode: u64 slot count, then three
- * u64 per slot.
+ * items | u8 has filter | the filter in its own format | by mode: recent u64 slot count, then three
+ * u64 per slot; exact u32 pending claims, each u64 slice | u16 n | id | u8 m | owner.
  */
 public final class DedupCodec implements ValueCodec<DedupTable> {
 
@@ -42,6 +49,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   static final byte OP_CLAIM = 1;
   static final byte OP_RELEASE = 2;
   static final byte OP_ADVANCE = 3;
+  static final byte OP_ROWS = 4;
   private static final int SNAPSHOT_VERSION = 1;
   static final int RECIPE_BYTES = 1 + 8 + 4 + 8 + 8 + 8 + 8;
 
@@ -107,8 +115,8 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     try {
       switch (op) {
         case OP_CLAIM -> {
-          if (payload.length == 0 || payload.length % t.recordBytes() != 0) {
-            throw new IOException("CLAIM payload of " + payload.length + " bytes");
+          if (payload.length == 0) {
+            throw new IOException("empty CLAIM payload");
           }
           while (b.hasRemaining()) {
             t.replayClaim(b);
@@ -116,9 +124,12 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         }
         case OP_RELEASE -> t.replayRelease(b);
         case OP_ADVANCE -> t.dropBelow(b.getLong());
+        case OP_ROWS -> {
+          // rows only: already in the store
+        }
         default -> throw new IOException("unknown dedup operation " + op);
       }
-    } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+    } catch (BufferUnderflowException | IndexOutOfBoundsException | IllegalArgumentException e) {
       throw new IOException("short dedup operation " + op + " of " + payload.length + " bytes", e);
     }
   }
@@ -146,6 +157,27 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       out.writeLong(slots.length / 3);
       for (long v : slots) {
         out.writeLong(v);
+      }
+    }
+    if (t.params.mode() == Mode.EXACT) {
+      int[] n = {0};
+      t.forEachPending((slice, id, owner) -> n[0]++);
+      out.writeInt(n[0]);
+      IOException[] failed = {null};
+      t.forEachPending(
+          (slice, id, owner) -> {
+            try {
+              out.writeLong(slice);
+              out.writeShort(id.length);
+              out.write(id);
+              out.writeByte(owner.length);
+              out.write(owner);
+            } catch (IOException e) {
+              failed[0] = e;
+            }
+          });
+      if (failed[0] != null) {
+        throw failed[0];
       }
     }
     out.flush();
@@ -200,7 +232,86 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         slots[i] = in.readLong();
       }
     }
+    if (t.params.mode() == Mode.EXACT) {
+      int pendingClaims = in.readInt();
+      if (pendingClaims < 0) {
+        throw new IOException("dedup snapshot with " + pendingClaims + " pending claims");
+      }
+      io.idem.core.hash.Hash128 h = new io.idem.core.hash.Hash128();
+      for (int i = 0; i < pendingClaims; i++) {
+        long slice = in.readLong();
+        int idLength = in.readUnsignedShort();
+        if (idLength > DedupArgs.MAX_ID_BYTES || slice < t.floor()) {
+          throw new IOException("corrupt dedup snapshot: pending claim " + i);
+        }
+        byte[] id = in.readNBytes(idLength);
+        byte[] owner = in.readNBytes(in.readUnsignedByte());
+        if (id.length != idLength) {
+          throw new java.io.EOFException("dedup snapshot ends in a pending claim");
+        }
+        h.hash(id);
+        t.pending.add(slice, h.h1(), h.h2(), id, owner);
+      }
+    }
     return t;
+  }
+
+  @Override
+  public boolean hasBackgroundWork() {
+    return true;
+  }
+
+  /**
+   * Drops slices that left the window (also for a table nobody claims into) and writes pending
+   * claims as rows: take them under the lock, write them without it, then under the lock again log
+   * the deletes that undo what the write raced with.
+   */
+  @Override
+  @SuppressWarnings("unchecked")
+  public boolean background(Engine engine, Entry entry) {
+    DedupTable t = (DedupTable) entry.value();
+    Object[] rows = {null};
+    Boolean live =
+        engine.writeEntry(
+            entry,
+            tx -> {
+              t.advance(tx, engine.now());
+              rows[0] = t.startFlush();
+              return Boolean.TRUE;
+            });
+    if (live == null) {
+      return false;
+    }
+    List<RowChange> puts = (List<RowChange>) rows[0];
+    if (puts == null) {
+      return true;
+    }
+    try {
+      engine.rows().writeNow(entry.id(), puts);
+    } catch (RuntimeException e) {
+      engine.writeEntry(
+          entry,
+          tx -> {
+            t.abortFlush();
+            return Boolean.TRUE;
+          });
+      throw e;
+    }
+    Boolean still =
+        engine.writeEntry(
+            entry,
+            tx -> {
+              List<RowChange> fix = t.finishFlush();
+              if (!fix.isEmpty()) {
+                tx.log(OP_ROWS, new byte[0], fix);
+              }
+              return Boolean.TRUE;
+            });
+    if (still == null) {
+      engine.rows().dropAll(entry.id()); // deleted while we wrote: its rows go again
+      return false;
+    }
+    return true;
   }
 
   @Override

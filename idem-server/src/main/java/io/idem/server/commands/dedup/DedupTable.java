@@ -9,7 +9,6 @@ import io.idem.server.engine.Rows;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -83,6 +82,14 @@ public final class DedupTable {
 
   /** RECENT: the slice index that 0 in a slot stands for (slots store it 32-bit relative). */
   private final long base;
+
+  /** EXACT: claims in the log, not yet rows; then, while the background writes them, flushing. */
+  PendingClaims pending = new PendingClaims();
+
+  @Nullable PendingClaims flushing;
+
+  /** The floor when the flushing claims were handed over. */
+  private long flushFloor;
 
   static final class Slice {
     final @Nullable ScalableBloomFilter filter;
@@ -177,10 +184,7 @@ public final class DedupTable {
     advance(tx, now);
     int n = ids.length;
     List<Claimed> out = new ArrayList<>(n);
-    ByteBuffer payload = ByteBuffer.allocate(n * recordBytes());
-    List<RowChange> changes = params.mode() == Mode.EXACT ? new ArrayList<>(n) : List.of();
-    // Exact rows of this command are not readable until logged: earlier ids of the batch.
-    Map<ByteBuffer, byte[]> batch = params.mode() == Mode.EXACT && n > 1 ? new HashMap<>() : null;
+    ByteBuffer payload = ByteBuffer.allocate(payloadBound(ids, owners));
     Hash128 h = new Hash128();
     // What was applied is logged, also when a claim fails half-way: memory and log stay in step,
     // and a client that retries the command sees its earlier pairs as retries.
@@ -191,21 +195,17 @@ public final class DedupTable {
         Claimed c =
             switch (params.mode()) {
               case EXACT -> {
-                byte[] holder = batch == null ? null : batch.get(ByteBuffer.wrap(ids[i]));
-                if (holder == null) {
-                  holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
-                }
+                byte[] holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
                 if (holder != null) {
                   yield new Claimed(
                       Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
                 }
                 ensureRoom(slice, fits);
                 addToSlice(slice, h.h1(), h.h2());
-                changes.add(new RowChange.Put(rowKey(slice, ids[i]), owners[i]));
-                if (batch != null) {
-                  batch.put(ByteBuffer.wrap(ids[i]), owners[i]);
-                }
+                pending.add(slice, h.h1(), h.h2(), ids[i], owners[i]);
                 payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+                payload.putShort((short) ids[i].length).put(ids[i]);
+                payload.put((byte) owners[i].length).put(owners[i]);
                 yield new Claimed(Outcome.NEW, owners[i]);
               }
               case FILTER -> {
@@ -235,7 +235,7 @@ public final class DedupTable {
       }
     } finally {
       if (payload.position() > 0) {
-        tx.log(DedupCodec.OP_CLAIM, Arrays.copyOf(payload.array(), payload.position()), changes);
+        tx.log(DedupCodec.OP_CLAIM, Arrays.copyOf(payload.array(), payload.position()));
       }
     }
     return out;
@@ -287,21 +287,47 @@ public final class DedupTable {
     }
   }
 
-  /** Bytes of one claim in a CLAIM operation's payload. */
-  int recordBytes() {
-    return params.mode() == Mode.RECENT ? 28 : 24;
+  /** The most bytes a CLAIM operation's payload takes for these claims. */
+  private int payloadBound(byte[][] ids, byte[][] owners) {
+    int n = ids.length;
+    if (params.mode() != Mode.EXACT) {
+      return n * (params.mode() == Mode.RECENT ? 28 : 24);
+    }
+    int bytes = 0;
+    for (int i = 0; i < n; i++) {
+      bytes += 27 + ids[i].length + owners[i].length;
+    }
+    return bytes;
   }
 
-  /** Replays one claim of a CLAIM operation. */
+  /**
+   * Replays one claim of a CLAIM operation.
+   *
+   * @throws IllegalArgumentException if a length in it is out of bounds
+   */
   void replayClaim(ByteBuffer b) {
     long slice = b.getLong();
     long h1 = b.getLong();
     long h2 = b.getLong();
-    if (params.mode() == Mode.RECENT) {
-      putSlot(slot(h1), h1, h2, b.getInt(), slice);
-    } else {
-      addToSlice(slice, h1, h2);
+    switch (params.mode()) {
+      case RECENT -> putSlot(slot(h1), h1, h2, b.getInt(), slice);
+      case FILTER -> addToSlice(slice, h1, h2);
+      case EXACT -> {
+        byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
+        byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
+        addToSlice(slice, h1, h2);
+        pending.add(slice, h1, h2, id, owner);
+      }
     }
+  }
+
+  static byte[] readBytes(ByteBuffer b, int n, int max) {
+    if (n > max || n > b.remaining()) {
+      throw new IllegalArgumentException("length " + n);
+    }
+    byte[] out = new byte[n];
+    b.get(out);
+    return out;
   }
 
   /**
@@ -316,26 +342,26 @@ public final class DedupTable {
     advance(tx, now);
     Hash128 h = new Hash128().hash(id);
     if (params.mode() == Mode.EXACT) {
-      for (long slice : slices.descendingKeySet()) {
-        Slice s = slices.get(slice);
-        if (s.filter == null || !s.filter.mightContain(h.h1(), h.h2())) {
-          continue;
-        }
-        byte[] key = rowKey(slice, id);
-        byte[] holder = rows.get(valueId, key);
-        if (holder != null) {
-          if (!Arrays.equals(holder, owner)) {
-            return false;
-          }
-          s.items--;
-          tx.log(
-              DedupCodec.OP_RELEASE,
-              ByteBuffer.allocate(8).putLong(slice).array(),
-              List.of(new RowChange.Delete(key)));
-          return true;
-        }
+      Held held = findHeld(rows, valueId, id, h.h1(), h.h2(), floor);
+      if (held == null || !Arrays.equals(held.owner(), owner)) {
+        return false;
       }
-      return false;
+      if (held.in() != null) {
+        held.in().release(held.offset());
+      }
+      Slice s = slices.get(held.slice());
+      if (s != null) {
+        s.items--;
+      }
+      // The row goes too, in case the background wrote it already.
+      ByteBuffer payload = ByteBuffer.allocate(26 + id.length);
+      payload.putLong(held.slice()).putLong(h.h1()).putLong(h.h2());
+      payload.putShort((short) id.length).put(id);
+      tx.log(
+          DedupCodec.OP_RELEASE,
+          payload.array(),
+          List.of(new RowChange.Delete(rowKey(held.slice(), id))));
+      return true;
     }
     int slot = slot(h.h1());
     if (!recentHolds(slot, h.h1(), h.h2())
@@ -353,9 +379,17 @@ public final class DedupTable {
   /** Replays a RELEASE operation. */
   void replayRelease(ByteBuffer b) {
     if (params.mode() == Mode.EXACT) {
-      Slice s = slices.get(b.getLong());
+      long slice = b.getLong();
+      long h1 = b.getLong();
+      long h2 = b.getLong();
+      byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
+      Slice s = slices.get(slice);
       if (s != null) {
         s.items--;
+      }
+      int off = pending.find(h1, h2, id, slice);
+      if (off >= 0 && pending.slice(off) == slice) {
+        pending.release(off);
       }
     } else {
       long h1 = b.getLong();
@@ -367,20 +401,52 @@ public final class DedupTable {
     }
   }
 
+  /** Where an exact table holds an id: a pending claim ({@code in} set) or a row. */
+  private record Held(long slice, byte[] owner, @Nullable PendingClaims in, int offset) {}
+
+  /**
+   * Finds who holds the id in a slice at or above {@code minSlice}. Only slices whose filter may
+   * hold it are looked at; pending claims before rows. A released pending claim of the id hides its
+   * row: the row may have been written back by the background after the release's delete.
+   */
+  private @Nullable Held findHeld(
+      Rows rows, long valueId, byte[] id, long h1, long h2, long minSlice) {
+    boolean pendingChecked = false;
+    for (long slice : slices.tailMap(minSlice, true).descendingKeySet()) {
+      if (!slices.get(slice).filter.mightContain(h1, h2)) {
+        continue;
+      }
+      if (!pendingChecked) {
+        pendingChecked = true;
+        boolean mentioned = false;
+        for (PendingClaims p : new PendingClaims[] {pending, flushing}) {
+          if (p == null) {
+            continue;
+          }
+          int off = p.find(h1, h2, id, minSlice);
+          if (off >= 0) {
+            return new Held(p.slice(off), p.owner(off), p, off);
+          }
+          mentioned |= p.releasedHere(h1, h2, id, minSlice);
+        }
+        if (mentioned) {
+          return null;
+        }
+      }
+      byte[] owner = rows.get(valueId, rowKey(slice, id));
+      if (owner != null) {
+        return new Held(slice, owner, null, -1);
+      }
+    }
+    return null;
+  }
+
   /** Whether the id is claimed in a live slice (in filter mode: may be). Changes nothing. */
   boolean contains(Rows rows, long valueId, byte[] id, long now) {
     long live = Math.max(floor, floorAt(now));
     Hash128 h = new Hash128().hash(id);
     return switch (params.mode()) {
-      case EXACT -> {
-        for (long slice : slices.tailMap(live, true).descendingKeySet()) {
-          ScalableBloomFilter f = slices.get(slice).filter;
-          if (f.mightContain(h.h1(), h.h2()) && rows.get(valueId, rowKey(slice, id)) != null) {
-            yield true;
-          }
-        }
-        yield false;
-      }
+      case EXACT -> findHeld(rows, valueId, id, h.h1(), h.h2(), live) != null;
       case FILTER -> {
         for (Slice s : slices.tailMap(live).values()) {
           if (s.filter.mightContain(h.h1(), h.h2())) {
@@ -398,16 +464,8 @@ public final class DedupTable {
   }
 
   private byte @Nullable [] findExact(Rows rows, long valueId, byte[] id, long h1, long h2) {
-    for (long slice : slices.descendingKeySet()) {
-      ScalableBloomFilter f = slices.get(slice).filter;
-      if (f.mightContain(h1, h2)) {
-        byte[] holder = rows.get(valueId, rowKey(slice, id));
-        if (holder != null) {
-          return holder;
-        }
-      }
-    }
-    return null;
+    Held held = findHeld(rows, valueId, id, h1, h2, floor);
+    return held == null ? null : held.owner();
   }
 
   private boolean findInFilters(long h1, long h2) {
@@ -451,6 +509,88 @@ public final class DedupTable {
    */
   static double sliceErrorRate(Params p) {
     return p.mode() == Mode.EXACT ? EXACT_INDEX_ERROR : p.errorRate() / (p.slices() + 1);
+  }
+
+  // ---- background: pending claims become rows
+
+  /**
+   * Step 1, under the key's lock: hands the pending claims over to be written and returns their
+   * rows, or null if there is nothing to write (or a write is under way).
+   */
+  @Nullable List<RowChange> startFlush() {
+    if (flushing != null || pending.count() == 0) {
+      return null;
+    }
+    PendingClaims p = pending;
+    pending = new PendingClaims();
+    flushing = p;
+    flushFloor = floor;
+    p.markReleasedUnwritten();
+    List<RowChange> puts = new ArrayList<>(p.live());
+    p.forEach(
+        off -> {
+          if (!p.isReleased(off) && p.slice(off) >= floor) {
+            puts.add(new RowChange.Put(rowKey(p.slice(off), p.id(off)), p.owner(off)));
+          }
+        });
+    return puts;
+  }
+
+  /**
+   * Step 2 done (the rows are in the store), under the key's lock: returns the row changes that
+   * undo what the write raced with (claims released, slices dropped meanwhile), to be logged.
+   */
+  List<RowChange> finishFlush() {
+    PendingClaims p = flushing;
+    flushing = null;
+    List<RowChange> fix = new ArrayList<>();
+    if (p == null) {
+      return fix;
+    }
+    p.forEach(
+        off -> {
+          if (p.releasedWhileWritten(off) && p.slice(off) >= flushFloor) {
+            fix.add(new RowChange.Delete(rowKey(p.slice(off), p.id(off))));
+          }
+        });
+    if (floor > flushFloor) {
+      fix.add(new RowChange.DeleteRange(sliceKey(0), sliceKey(floor)));
+    }
+    return fix;
+  }
+
+  /** The write failed, under the key's lock: the claims are pending again. */
+  void abortFlush() {
+    PendingClaims p = flushing;
+    flushing = null;
+    if (p != null) {
+      p.forEach(
+          off -> {
+            if (!p.isReleased(off)) {
+              byte[] id = p.id(off);
+              Hash128 h = new Hash128().hash(id);
+              pending.add(p.slice(off), h.h1(), h.h2(), id, p.owner(off));
+            }
+          });
+    }
+  }
+
+  /** Claims not yet rows (EXACT), for the snapshot: calls {@code each} with (slice, id, owner). */
+  void forEachPending(PendingConsumer each) {
+    for (PendingClaims p : new PendingClaims[] {flushing, pending}) {
+      if (p != null) {
+        p.forEach(
+            off -> {
+              if (!p.isReleased(off) && p.slice(off) >= floor) {
+                each.accept(p.slice(off), p.id(off), p.owner(off));
+              }
+            });
+      }
+    }
+  }
+
+  interface PendingConsumer {
+    void accept(long slice, byte[] id, byte[] owner);
   }
 
   // ---- recent slots
@@ -518,6 +658,7 @@ public final class DedupTable {
         n += s.filter.sizeInBytes();
       }
     }
+    n += pending.bytes() + (flushing == null ? 0 : flushing.bytes());
     return n + (slots == null ? 0 : slots.length * 8L);
   }
 

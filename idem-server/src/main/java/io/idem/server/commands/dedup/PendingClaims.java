@@ -1,0 +1,230 @@
+package io.idem.server.commands.dedup;
+
+import java.util.Arrays;
+
+/**
+ * An exact table's claims that are in the log but not yet rows in the store: an append-only arena
+ * of records with an open-addressing index by the id's hash. Claims land here first, so a claim's
+ * reply waits for one log record per command, not a store write per id; the table's background work
+ * turns them into rows.
+ *
+ * <p>Record layout in the arena: u64 slice | u16 id length | id | u8 owner length | owner | u8
+ * released (0 no, 1 yes, 2 yes and before a write of it started). Not thread-safe: used under the
+ * key's lock.
+ */
+final class PendingClaims {
+
+  private byte[] arena = new byte[0];
+  private int used;
+  private long[] h1s = new long[0];
+  private long[] h2s = new long[0];
+  private int[] at = new int[0];
+  private int count;
+  private int released;
+
+  private static int[] filled(int n) {
+    int[] a = new int[n];
+    Arrays.fill(a, -1);
+    return a;
+  }
+
+  int count() {
+    return count;
+  }
+
+  /** Records not released: what will become rows. */
+  int live() {
+    return count - released;
+  }
+
+  long bytes() {
+    return arena.length + h1s.length * 20L;
+  }
+
+  /** Adds a claim the table found absent. */
+  void add(long slice, long h1, long h2, byte[] id, byte[] owner) {
+    if ((count + 1) * 2 > at.length) {
+      grow();
+    }
+    int need = 8 + 2 + id.length + 1 + owner.length + 1;
+    if (used + need > arena.length) {
+      arena = Arrays.copyOf(arena, Math.max(Math.max(1024, arena.length * 2), used + need));
+    }
+    int off = used;
+    putLong(arena, off, slice);
+    arena[off + 8] = (byte) (id.length >>> 8);
+    arena[off + 9] = (byte) id.length;
+    System.arraycopy(id, 0, arena, off + 10, id.length);
+    int o = off + 10 + id.length;
+    arena[o] = (byte) owner.length;
+    System.arraycopy(owner, 0, arena, o + 1, owner.length);
+    arena[o + 1 + owner.length] = 0;
+    used += need;
+    insert(h1, h2, off);
+    count++;
+  }
+
+  private void insert(long h1, long h2, int off) {
+    int mask = at.length - 1;
+    int i = (int) h1 & mask;
+    while (at[i] >= 0) {
+      i = (i + 1) & mask;
+    }
+    h1s[i] = h1;
+    h2s[i] = h2;
+    at[i] = off;
+  }
+
+  private void grow() {
+    long[] oh1 = h1s;
+    long[] oh2 = h2s;
+    int[] oat = at;
+    int n = Math.max(16, at.length * 2);
+    h1s = new long[n];
+    h2s = new long[n];
+    at = filled(n);
+    for (int i = 0; i < oat.length; i++) {
+      if (oat[i] >= 0) {
+        insert(oh1[i], oh2[i], oat[i]);
+      }
+    }
+  }
+
+  /** The offset of the id's record that is not released, in a slice at or above min, or -1. */
+  int find(long h1, long h2, byte[] id, long minSlice) {
+    if (count == 0) {
+      return -1;
+    }
+    int mask = at.length - 1;
+    for (int i = (int) h1 & mask; at[i] >= 0; i = (i + 1) & mask) {
+      int off = at[i];
+      if (h1s[i] == h1
+          && h2s[i] == h2
+          && idEquals(off, id)
+          && !isReleased(off)
+          && slice(off) >= minSlice) {
+        return off;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether a released record of the id is here, in a slice at or above min. */
+  boolean releasedHere(long h1, long h2, byte[] id, long minSlice) {
+    if (count == 0) {
+      return false;
+    }
+    int mask = at.length - 1;
+    for (int i = (int) h1 & mask; at[i] >= 0; i = (i + 1) & mask) {
+      int off = at[i];
+      if (h1s[i] == h1
+          && h2s[i] == h2
+          && idEquals(off, id)
+          && isReleased(off)
+          && slice(off) >= minSlice) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean idEquals(int off, byte[] id) {
+    int len = idLength(off);
+    return len == id.length && Arrays.equals(arena, off + 10, off + 10 + len, id, 0, id.length);
+  }
+
+  long slice(int off) {
+    return getLong(arena, off);
+  }
+
+  int idLength(int off) {
+    return (arena[off + 8] & 0xff) << 8 | arena[off + 9] & 0xff;
+  }
+
+  byte[] id(int off) {
+    return Arrays.copyOfRange(arena, off + 10, off + 10 + idLength(off));
+  }
+
+  private int ownerAt(int off) {
+    return off + 10 + idLength(off);
+  }
+
+  byte[] owner(int off) {
+    int o = ownerAt(off);
+    return Arrays.copyOfRange(arena, o + 1, o + 1 + (arena[o] & 0xff));
+  }
+
+  boolean ownerEquals(int off, byte[] owner) {
+    int o = ownerAt(off);
+    int len = arena[o] & 0xff;
+    return len == owner.length && Arrays.equals(arena, o + 1, o + 1 + len, owner, 0, len);
+  }
+
+  private int releasedAt(int off) {
+    int o = ownerAt(off);
+    return o + 1 + (arena[o] & 0xff);
+  }
+
+  boolean isReleased(int off) {
+    return arena[releasedAt(off)] != 0;
+  }
+
+  void release(int off) {
+    if (!isReleased(off)) {
+      arena[releasedAt(off)] = 1;
+      released++;
+    }
+  }
+
+  /**
+   * Marks released records as never written: called when a write of these claims starts, so that
+   * only records released after it (whose rows the write may bring back) need their rows deleted.
+   */
+  void markReleasedUnwritten() {
+    forEach(
+        off -> {
+          if (isReleased(off)) {
+            arena[releasedAt(off)] = 2;
+          }
+        });
+  }
+
+  /** Whether the record was released after a write of it started. */
+  boolean releasedWhileWritten(int off) {
+    return arena[releasedAt(off)] == 1;
+  }
+
+  /** Calls {@code each} with the offset of every record, in the order added. */
+  void forEach(java.util.function.IntConsumer each) {
+    for (int off = 0; off < used; off = releasedAt(off) + 1) {
+      each.accept(off);
+    }
+  }
+
+  /** The lowest slice of a record not released, or Long.MAX_VALUE. */
+  long lowestSlice() {
+    long[] low = {Long.MAX_VALUE};
+    forEach(
+        off -> {
+          if (!isReleased(off)) {
+            low[0] = Math.min(low[0], slice(off));
+          }
+        });
+    return low[0];
+  }
+
+  private static void putLong(byte[] b, int off, long v) {
+    for (int i = 7; i >= 0; i--) {
+      b[off + i] = (byte) v;
+      v >>>= 8;
+    }
+  }
+
+  private static long getLong(byte[] b, int off) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = v << 8 | (b[off + i] & 0xff);
+    }
+    return v;
+  }
+}

@@ -1,0 +1,46 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Entry;
+import io.idem.server.engine.RowChange;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The steps of a dedup table's background write, one at a time, so a test can run commands between
+ * them: what the background thread does in one go.
+ */
+public final class BackgroundSteps {
+
+  private BackgroundSteps() {}
+
+  /** Step 1: hands the pending claims over; null if none (or a write is under way). */
+  public static @Nullable List<RowChange> start(Engine engine, String key) {
+    Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
+    DedupTable t = (DedupTable) e.value();
+    return engine.writeEntry(e, tx -> t.startFlush());
+  }
+
+  /** Steps 2 and 3: writes the rows, then logs what undoes the races. */
+  public static void finish(Engine engine, String key, List<RowChange> puts) {
+    Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
+    DedupTable t = (DedupTable) e.value();
+    engine.rows().writeNow(e.id(), puts);
+    engine.writeEntry(
+        e,
+        tx -> {
+          List<RowChange> fix = t.finishFlush();
+          if (!fix.isEmpty()) {
+            tx.log(DedupCodec.OP_ROWS, new byte[0], fix);
+          }
+          return Boolean.TRUE;
+        });
+  }
+
+  /** Claims pending in memory (not yet rows), including those being written. */
+  public static int pending(Engine engine, String key) {
+    Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
+    DedupTable t = (DedupTable) e.value();
+    return t.pending.live() + (t.flushing == null ? 0 : t.flushing.live());
+  }
+}

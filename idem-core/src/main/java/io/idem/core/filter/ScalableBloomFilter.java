@@ -153,6 +153,22 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return true;
   }
 
+  /**
+   * Adds an item without first asking every layer whether it may be present: for a caller that has
+   * just asked (a dedup table checks its filters for a whole batch at once). The item goes into the
+   * newest layer, which grows as {@link #add} would. An item that was in fact present is set again,
+   * which changes nothing but may count it twice.
+   *
+   * @throws FilterFullException as {@link #add}
+   */
+  public void addUnchecked(long h1, long h2) {
+    BloomFilter current = layers.getLast();
+    if (current.isFull()) {
+      current = grow();
+    }
+    current.add(h1, h2);
+  }
+
   private BloomFilter grow() {
     if (!scaling) {
       throw new FilterFullException("non scaling filter is full");

@@ -3,6 +3,7 @@ package io.idem.core.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.core.hash.Hash128;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -49,6 +50,24 @@ class ScalableBloomFilterTest {
     for (int i = 0; i < 5000; i++) {
       assertThat(items.mightContain(f, i)).isTrue();
     }
+  }
+
+  @Test
+  void addUnchecked_growsAsAdd_andNothingAddedIsMissed() {
+    ScalableBloomFilter f = ScalableBloomFilter.create(100, 0.01, 2);
+    Items items = new Items(5);
+    for (int i = 0; i < 1500; i++) {
+      Hash128 h = items.item(i);
+      f.addUnchecked(h.h1(), h.h2());
+    }
+    assertThat(f.layerCount()).isEqualTo(4);
+    for (int i = 0; i < 1500; i++) {
+      assertThat(items.mightContain(f, i)).isTrue();
+    }
+    // Unlike add, a present item is not looked for: the newest layer takes it again.
+    Hash128 h = items.item(0);
+    f.addUnchecked(h.h1(), h.h2());
+    assertThat(f.layer(f.layerCount() - 1).mightContain(h.h1(), h.h2())).isTrue();
   }
 
   @Test

@@ -85,7 +85,7 @@ class DedupModelTest {
           recentModel.remove(id);
         }
       } else {
-        int n = 1 + r.nextInt(4);
+        int n = 1 + r.nextInt(r.nextBoolean() ? 4 : 16); // 8 and more: the batch path
         long at = now + (r.nextInt(3) == 0 ? -r.nextLong(2 * WINDOW) : r.nextLong(SLICE)) - SLICE;
         List<String> words =
             new ArrayList<>(List.of("DEDUP.MCLAIM", "?", "AT", Long.toString(at), "ITEMS"));

@@ -45,6 +45,8 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
 
   public static final DedupCodec INSTANCE = new DedupCodec();
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DedupCodec.class);
+
   static final byte TYPE_ID = 16;
   static final byte OP_CLAIM = 1;
   static final byte OP_RELEASE = 2;
@@ -275,8 +277,9 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         engine.writeEntry(
             entry,
             tx -> {
-              t.advance(tx, engine.now());
-              rows[0] = t.startFlush();
+              long now = engine.now();
+              t.advance(tx, now);
+              rows[0] = t.startFlush(now, false);
               return Boolean.TRUE;
             });
     if (live == null) {
@@ -287,7 +290,12 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       return true;
     }
     try {
+      long t0 = System.nanoTime();
       engine.rows().writeNow(entry.id(), puts);
+      log.debug(
+          "wrote {} pending claims as rows in {} ms",
+          puts.size(),
+          (System.nanoTime() - t0) / 1_000_000);
     } catch (RuntimeException e) {
       engine.writeEntry(
           entry,

@@ -91,6 +91,21 @@ public final class DedupTable {
   /** The floor when the flushing claims were handed over. */
   private long flushFloor;
 
+  /** EXACT: when the last claim came, and when the oldest pending one did (engine time). */
+  private long lastClaimMillis;
+
+  private long pendingSinceMillis;
+
+  /**
+   * When the background writes pending claims: once claims pause this long, so a burst is
+   * acknowledged before its rows are written (the write costs more than the claims); at the latest
+   * this long after the oldest pending claim, or once pending claims take this many bytes.
+   */
+  static final long QUIET_MILLIS = 200;
+
+  static final long MAX_PENDING_MILLIS = 10_000;
+  static final long MAX_PENDING_BYTES = 256L << 20;
+
   static final class Slice {
     final @Nullable ScalableBloomFilter filter;
     long items;
@@ -186,52 +201,84 @@ public final class DedupTable {
     List<Claimed> out = new ArrayList<>(n);
     ByteBuffer payload = ByteBuffer.allocate(payloadBound(ids, owners));
     Hash128 h = new Hash128();
+    // A batch asks every slice filter about all its ids first: those lookups wait for memory
+    // together, and an id no filter may hold is new unless the batch itself holds it already.
+    Batch batch = params.mode() != Mode.RECENT && n >= Batch.MIN ? new Batch(ids) : null;
+    if (batch != null) {
+      for (Slice s : slices.values()) {
+        batch.ask(s.filter);
+      }
+      if (params.mode() == Mode.EXACT) {
+        pending.touch(batch.h1);
+      }
+    }
     // What was applied is logged, also when a claim fails half-way: memory and log stay in step,
     // and a client that retries the command sees its earlier pairs as retries.
     try {
       for (int i = 0; i < n; i++) {
-        h.hash(ids[i]);
+        long x1;
+        long x2;
+        if (batch != null) {
+          x1 = batch.h1[i];
+          x2 = batch.h2[i];
+        } else {
+          h.hash(ids[i]);
+          x1 = h.h1();
+          x2 = h.h2();
+        }
         long slice = claimSlice(times[i], now);
+        int earlier = batch == null || batch.maybe[i] ? -1 : batch.earlier(i, ids);
+        boolean surelyNew = batch != null && !batch.maybe[i] && earlier < 0;
         Claimed c =
             switch (params.mode()) {
               case EXACT -> {
-                byte[] holder = findExact(rows, valueId, ids[i], h.h1(), h.h2());
+                byte[] holder =
+                    earlier >= 0
+                        ? out.get(earlier).owner()
+                        : surelyNew ? null : findExact(rows, valueId, ids[i], x1, x2);
                 if (holder != null) {
                   yield new Claimed(
                       Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
                 }
                 ensureRoom(slice, fits);
-                addToSlice(slice, h.h1(), h.h2());
-                pending.add(slice, h.h1(), h.h2(), ids[i], owners[i]);
-                payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+                addToSlice(slice, x1, x2);
+                if (pending.count() == 0) {
+                  pendingSinceMillis = now;
+                }
+                lastClaimMillis = now;
+                pending.add(slice, x1, x2, ids[i], owners[i]);
+                payload.putLong(slice).putLong(x1).putLong(x2);
                 payload.putShort((short) ids[i].length).put(ids[i]);
                 payload.put((byte) owners[i].length).put(owners[i]);
                 yield new Claimed(Outcome.NEW, owners[i]);
               }
               case FILTER -> {
-                if (findInFilters(h.h1(), h.h2())) {
+                if (earlier >= 0 || !surelyNew && findInFilters(x1, x2)) {
                   yield new Claimed(Outcome.DUPLICATE, null);
                 }
                 ensureRoom(slice, fits);
-                addToSlice(slice, h.h1(), h.h2());
-                payload.putLong(slice).putLong(h.h1()).putLong(h.h2());
+                addToSlice(slice, x1, x2);
+                payload.putLong(slice).putLong(x1).putLong(x2);
                 yield new Claimed(Outcome.NEW, null);
               }
               case RECENT -> {
                 int ownerHash = ownerHash(owners[i]);
-                int slot = slot(h.h1());
-                if (recentHolds(slot, h.h1(), h.h2())) {
+                int slot = slot(x1);
+                if (recentHolds(slot, x1, x2)) {
                   boolean mine = (int) (slots[slot * 3 + 2] >>> 32) == ownerHash;
                   yield new Claimed(
                       mine ? Outcome.RETRY : Outcome.DUPLICATE, mine ? owners[i] : null);
                 }
                 ensureRoom(slice, fits);
-                putSlot(slot, h.h1(), h.h2(), ownerHash, slice);
-                payload.putLong(slice).putLong(h.h1()).putLong(h.h2()).putInt(ownerHash);
+                putSlot(slot, x1, x2, ownerHash, slice);
+                payload.putLong(slice).putLong(x1).putLong(x2).putInt(ownerHash);
                 yield new Claimed(Outcome.NEW, owners[i]);
               }
             };
         out.add(c);
+        if (batch != null && c.outcome() == Outcome.NEW) {
+          batch.claimed(i);
+        }
       }
     } finally {
       if (payload.position() > 0) {
@@ -480,7 +527,9 @@ public final class DedupTable {
   private void addToSlice(long slice, long h1, long h2) {
     Slice s = slices.computeIfAbsent(slice, k -> newSlice());
     if (s.filter != null) {
-      s.filter.add(h1, h2);
+      // The claim found the id absent (or counts it a duplicate in no other slice): no layer needs
+      // asking again.
+      s.filter.addUnchecked(h1, h2);
     }
     s.items++;
   }
@@ -511,14 +560,81 @@ public final class DedupTable {
     return p.mode() == Mode.EXACT ? EXACT_INDEX_ERROR : p.errorRate() / (p.slices() + 1);
   }
 
+  /** A command's ids, hashed, with what the slice filters say of them and the new ones so far. */
+  private static final class Batch {
+    static final int MIN = 8;
+
+    final long[] h1;
+    final long[] h2;
+    final boolean[] maybe;
+    private final boolean[] answer;
+
+    /** Open addressing over the ids claimed new so far in this command: index + 1, 0 empty. */
+    private final int[] table;
+
+    Batch(byte[][] ids) {
+      int n = ids.length;
+      h1 = new long[n];
+      h2 = new long[n];
+      Hash128 h = new Hash128();
+      for (int i = 0; i < n; i++) {
+        h.hash(ids[i]);
+        h1[i] = h.h1();
+        h2[i] = h.h2();
+      }
+      maybe = new boolean[n];
+      answer = new boolean[n];
+      table = new int[Integer.highestOneBit(n) * 4];
+    }
+
+    void ask(ScalableBloomFilter f) {
+      for (int l = 0; l < f.layerCount(); l++) {
+        f.layer(l).mightContainAll(h1, h2, h1.length, answer);
+        for (int i = 0; i < answer.length; i++) {
+          maybe[i] |= answer[i];
+        }
+      }
+    }
+
+    /** The index of an earlier id of this command claimed new and equal to id i, or -1. */
+    int earlier(int i, byte[][] ids) {
+      int mask = table.length - 1;
+      for (int k = (int) h1[i] & mask; table[k] != 0; k = (k + 1) & mask) {
+        int j = table[k] - 1;
+        if (h1[j] == h1[i] && h2[j] == h2[i] && Arrays.equals(ids[j], ids[i])) {
+          return j;
+        }
+      }
+      return -1;
+    }
+
+    void claimed(int i) {
+      int mask = table.length - 1;
+      int k = (int) h1[i] & mask;
+      while (table[k] != 0) {
+        k = (k + 1) & mask;
+      }
+      table[k] = i + 1;
+    }
+  }
+
   // ---- background: pending claims become rows
 
   /**
    * Step 1, under the key's lock: hands the pending claims over to be written and returns their
-   * rows, or null if there is nothing to write (or a write is under way).
+   * rows, or null if there is nothing to write, a write is under way, or it is not yet time (see
+   * {@link #QUIET_MILLIS}) unless {@code force}.
    */
-  @Nullable List<RowChange> startFlush() {
+  @Nullable List<RowChange> startFlush(long now, boolean force) {
     if (flushing != null || pending.count() == 0) {
+      return null;
+    }
+    boolean due =
+        force
+            || now - lastClaimMillis >= QUIET_MILLIS
+            || now - pendingSinceMillis >= MAX_PENDING_MILLIS
+            || pending.bytes() >= MAX_PENDING_BYTES;
+    if (!due) {
       return null;
     }
     PendingClaims p = pending;
@@ -533,6 +649,10 @@ public final class DedupTable {
             puts.add(new RowChange.Put(rowKey(p.slice(off), p.id(off)), p.owner(off)));
           }
         });
+    // In key order: RocksDB's memtable inserts each key next to the one before, which is much
+    // cheaper than a search from the top for every random key.
+    puts.sort(
+        (a, b) -> Arrays.compareUnsigned(((RowChange.Put) a).key(), ((RowChange.Put) b).key()));
     return puts;
   }
 

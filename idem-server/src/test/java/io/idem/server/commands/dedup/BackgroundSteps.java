@@ -18,7 +18,7 @@ public final class BackgroundSteps {
   public static @Nullable List<RowChange> start(Engine engine, String key) {
     Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
     DedupTable t = (DedupTable) e.value();
-    return engine.writeEntry(e, tx -> t.startFlush());
+    return engine.writeEntry(e, tx -> t.startFlush(engine.now(), true));
   }
 
   /** Steps 2 and 3: writes the rows, then logs what undoes the races. */

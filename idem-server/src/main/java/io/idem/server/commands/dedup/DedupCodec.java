@@ -29,8 +29,8 @@ import java.util.Map;
  *
  * <pre>
  * op  name     payload (big-endian)
- * 1   CLAIM    per new claim: u64 slice | u64 h1 | u64 h2, then by mode: exact u16 n | n bytes
- *              id | u8 m | m bytes owner; recent i32 owner hash; filter nothing
+ * 1   CLAIM    per new claim: u64 slice, then by mode: exact u16 n | n bytes id | u8 m | m
+ *              bytes owner; filter u64 h1 | u64 h2; recent u64 h1 | u64 h2 | i32 owner hash
  * 2   RELEASE  exact: u64 slice | u64 h1 | u64 h2 | u16 n | id, with the row's delete;
  *              recent: u64 h1 | u64 h2
  * 3   ADVANCE  u64 the new lowest live slice (older ones dropped, their rows range-deleted)
@@ -162,24 +162,10 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       }
     }
     if (t.params.mode() == Mode.EXACT) {
-      int[] n = {0};
-      t.forEachPending((slice, id, owner) -> n[0]++);
-      out.writeInt(n[0]);
-      IOException[] failed = {null};
-      t.forEachPending(
-          (slice, id, owner) -> {
-            try {
-              out.writeLong(slice);
-              out.writeShort(id.length);
-              out.write(id);
-              out.writeByte(owner.length);
-              out.write(owner);
-            } catch (IOException e) {
-              failed[0] = e;
-            }
-          });
-      if (failed[0] != null) {
-        throw failed[0];
+      List<PendingClaims> unwritten = t.unwritten();
+      out.writeByte(unwritten.size());
+      for (PendingClaims p : unwritten) {
+        p.writeTo(out);
       }
     }
     out.flush();
@@ -194,6 +180,10 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     }
     byte[] recipe = new byte[RECIPE_BYTES];
     in.readFully(recipe);
+    long slotCount = ByteBuffer.wrap(recipe, 29, 8).getLong();
+    if (slotCount < 0 || slotCount > maxBytes / 24) {
+      throw new IOException("dedup snapshot with " + slotCount + " slots, more than it may hold");
+    }
     DedupTable t = create(recipe);
     long floor = in.readLong();
     if (floor < t.base()) {
@@ -235,24 +225,12 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       }
     }
     if (t.params.mode() == Mode.EXACT) {
-      int pendingClaims = in.readInt();
-      if (pendingClaims < 0) {
-        throw new IOException("dedup snapshot with " + pendingClaims + " pending claims");
+      int arenas = in.readUnsignedByte();
+      if (arenas > 2) {
+        throw new IOException("dedup snapshot with " + arenas + " sets of pending claims");
       }
-      io.idem.core.hash.Hash128 h = new io.idem.core.hash.Hash128();
-      for (int i = 0; i < pendingClaims; i++) {
-        long slice = in.readLong();
-        int idLength = in.readUnsignedShort();
-        if (idLength > DedupArgs.MAX_ID_BYTES || slice < t.floor()) {
-          throw new IOException("corrupt dedup snapshot: pending claim " + i);
-        }
-        byte[] id = in.readNBytes(idLength);
-        byte[] owner = in.readNBytes(in.readUnsignedByte());
-        if (id.length != idLength) {
-          throw new java.io.EOFException("dedup snapshot ends in a pending claim");
-        }
-        h.hash(id);
-        t.pending.add(slice, h.h1(), h.h2(), id, owner);
+      for (int i = 0; i < arenas; i++) {
+        t.pending.readFrom(in, budget, t.floor());
       }
     }
     return t;

@@ -247,7 +247,8 @@ public final class DedupTable {
                 }
                 lastClaimMillis = now;
                 pending.add(slice, x1, x2, ids[i], owners[i]);
-                payload.putLong(slice).putLong(x1).putLong(x2);
+                // The id itself is logged, so its hash is not: replay hashes it again.
+                payload.putLong(slice);
                 payload.putShort((short) ids[i].length).put(ids[i]);
                 payload.put((byte) owners[i].length).put(owners[i]);
                 yield new Claimed(Outcome.NEW, owners[i]);
@@ -342,7 +343,7 @@ public final class DedupTable {
     }
     int bytes = 0;
     for (int i = 0; i < n; i++) {
-      bytes += 27 + ids[i].length + owners[i].length;
+      bytes += 11 + ids[i].length + owners[i].length;
     }
     return bytes;
   }
@@ -354,17 +355,20 @@ public final class DedupTable {
    */
   void replayClaim(ByteBuffer b) {
     long slice = b.getLong();
+    if (params.mode() == Mode.EXACT) {
+      byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
+      byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
+      Hash128 h = new Hash128().hash(id);
+      addToSlice(slice, h.h1(), h.h2());
+      pending.add(slice, h.h1(), h.h2(), id, owner);
+      return;
+    }
     long h1 = b.getLong();
     long h2 = b.getLong();
-    switch (params.mode()) {
-      case RECENT -> putSlot(slot(h1), h1, h2, b.getInt(), slice);
-      case FILTER -> addToSlice(slice, h1, h2);
-      case EXACT -> {
-        byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
-        byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
-        addToSlice(slice, h1, h2);
-        pending.add(slice, h1, h2, id, owner);
-      }
+    if (params.mode() == Mode.RECENT) {
+      putSlot(slot(h1), h1, h2, b.getInt(), slice);
+    } else {
+      addToSlice(slice, h1, h2);
     }
   }
 
@@ -695,22 +699,9 @@ public final class DedupTable {
     }
   }
 
-  /** Claims not yet rows (EXACT), for the snapshot: calls {@code each} with (slice, id, owner). */
-  void forEachPending(PendingConsumer each) {
-    for (PendingClaims p : new PendingClaims[] {flushing, pending}) {
-      if (p != null) {
-        p.forEach(
-            off -> {
-              if (!p.isReleased(off) && p.slice(off) >= floor) {
-                each.accept(p.slice(off), p.id(off), p.owner(off));
-              }
-            });
-      }
-    }
-  }
-
-  interface PendingConsumer {
-    void accept(long slice, byte[] id, byte[] owner);
+  /** The claims not yet rows (EXACT), those being written first: what a snapshot keeps. */
+  List<PendingClaims> unwritten() {
+    return flushing == null ? List.of(pending) : List.of(flushing, pending);
   }
 
   // ---- recent slots

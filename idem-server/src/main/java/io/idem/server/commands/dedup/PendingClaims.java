@@ -213,6 +213,53 @@ final class PendingClaims {
     return arena[releasedAt(off)] == 1;
   }
 
+  /** Writes the arena as it is (u32 length | records): a snapshot copies it, not each record. */
+  void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+    out.writeInt(used);
+    out.write(arena, 0, used);
+  }
+
+  /**
+   * Reads an arena {@link #writeTo} wrote and adds its records not released and in a slice at or
+   * above {@code floor}.
+   *
+   * @throws java.io.IOException if a record runs past the arena or a length is out of bounds
+   */
+  void readFrom(java.io.DataInputStream in, long maxBytes, long floor) throws java.io.IOException {
+    int n = in.readInt();
+    if (n < 0 || n > maxBytes) {
+      throw new java.io.IOException("pending claims of " + n + " bytes");
+    }
+    byte[] a = in.readNBytes(n);
+    if (a.length != n) {
+      throw new java.io.EOFException("snapshot ends in pending claims");
+    }
+    io.idem.core.hash.Hash128 h = new io.idem.core.hash.Hash128();
+    int off = 0;
+    while (off < n) {
+      if (n - off < 12) {
+        throw new java.io.IOException("pending claim cut short at byte " + off);
+      }
+      long slice = getLong(a, off);
+      int idLength = (a[off + 8] & 0xff) << 8 | a[off + 9] & 0xff;
+      int o = off + 10 + idLength;
+      if (idLength > DedupArgs.MAX_ID_BYTES || o + 2 > n) {
+        throw new java.io.IOException("pending claim cut short at byte " + off);
+      }
+      int ownerLength = a[o] & 0xff;
+      int end = o + 1 + ownerLength;
+      if (end >= n || a[end] < 0 || a[end] > 2) {
+        throw new java.io.IOException("corrupt pending claim at byte " + off);
+      }
+      if (a[end] == 0 && slice >= floor) {
+        byte[] id = Arrays.copyOfRange(a, off + 10, off + 10 + idLength);
+        h.hash(id);
+        add(slice, h.h1(), h.h2(), id, Arrays.copyOfRange(a, o + 1, end));
+      }
+      off = end + 1;
+    }
+  }
+
   /** Calls {@code each} with the offset of every record, in the order added. */
   void forEach(java.util.function.IntConsumer each) {
     for (int off = 0; off < used; off = releasedAt(off) + 1) {

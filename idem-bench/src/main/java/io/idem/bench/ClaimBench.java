@@ -44,6 +44,23 @@ public final class ClaimBench {
    */
   static final String IDEM_KEY = "bench:claims";
   static final String IDEM_WARMUP_KEY = "bench:claims:warmup";
+
+  /**
+   * A pause after each side's warm-up: what the warm-up left to do in the background (RocksDB
+   * flushing and compacting its log, the JIT finishing) must not land in the measured pass.
+   */
+  static final long SETTLE_MILLIS = 5000;
+
+  static void settle(String side) throws IOException {
+    try {
+      Thread.sleep(SETTLE_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while settling");
+    }
+    System.out.printf(Locale.ROOT, "%s: settled %d ms after the warm-up%n", side, SETTLE_MILLIS);
+  }
+
   static final String REDIS_WARMUP_PREFIX = "w:";
   static final int TARGET_CLAIMS = 2_000_000;
 
@@ -327,6 +344,7 @@ public final class ClaimBench {
         delete(admin, tapjoy.keys(REDIS_WARMUP_PREFIX));
         System.out.printf(
             Locale.ROOT, "redis: warm-up pass %d ms (not measured)%n", warm / 1_000_000);
+        settle("redis");
       }
       delete(admin, tapjoy.keys(""));
       long before = Memory.infoField(admin.callOk("INFO", "memory"), "used_memory").orElse(-1);
@@ -482,6 +500,7 @@ public final class ClaimBench {
         admin.callOk("DEL", IDEM_WARMUP_KEY);
         System.out.printf(
             Locale.ROOT, "idem: warm-up pass %d ms (not measured)%n", warm / 1_000_000);
+        settle("idem");
       }
       IdemClaims.reserve(admin, IDEM_KEY, o.idemCapacity());
       long rssBefore = o.idemPid() > 0 ? Memory.rssBytes(o.idemPid()) : -1;

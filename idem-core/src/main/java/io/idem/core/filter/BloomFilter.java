@@ -157,6 +157,29 @@ public final class BloomFilter implements MembershipFilter {
   }
 
   /**
+   * As {@link #add}, for a caller that holds the filter exclusively: every other add and lookup
+   * runs under the same lock (a server value under its key's lock). The bits are set with plain
+   * stores instead of one atomic read-modify-write per probe, each a full fence.
+   */
+  public boolean addExclusive(long h1, long h2) {
+    long[] w = words;
+    int base = blockBase(h1);
+    boolean added = false;
+    for (int i = 0; i < hashes; i++) {
+      int bit = (int) ((h2 * PROBE[i]) >>> 55);
+      int index = base + (bit >>> 6);
+      long word = w[index];
+      long set = word | (1L << bit);
+      added |= set != word;
+      w[index] = set;
+    }
+    if (added) {
+      items.increment();
+    }
+    return added;
+  }
+
+  /**
    * Branch-free on purpose: all k probes read the same cache line, so stopping at the first clear
    * bit saves little, while the data-dependent branch it needs mispredicts on absent items and
    * stops the CPU from overlapping the cache misses of consecutive lookups.

@@ -155,9 +155,10 @@ public final class ScalableBloomFilter implements MembershipFilter {
 
   /**
    * Adds an item without first asking every layer whether it may be present: for a caller that has
-   * just asked (a dedup table checks its filters for a whole batch at once). The item goes into the
-   * newest layer, which grows as {@link #add} would. An item that was in fact present is set again,
-   * which changes nothing but may count it twice.
+   * just asked (a dedup table checks its filters for a whole batch at once) and holds the filter
+   * exclusively, as this class expects (see {@link BloomFilter#addExclusive}). The item goes into
+   * the newest layer, which grows as {@link #add} would. An item that was in fact present is set
+   * again, which changes nothing but may count it twice.
    *
    * @throws FilterFullException as {@link #add}
    */
@@ -166,7 +167,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
     if (current.isFull()) {
       current = grow();
     }
-    current.add(h1, h2);
+    current.addExclusive(h1, h2);
   }
 
   private BloomFilter grow() {

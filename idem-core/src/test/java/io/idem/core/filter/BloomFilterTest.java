@@ -46,6 +46,23 @@ class BloomFilterTest {
   }
 
   @Test
+  void addExclusive_setsTheSameBitsAsAdd_andCountsTheSame() {
+    BloomFilter a = BloomFilter.create(10_000, 0.01);
+    BloomFilter b = BloomFilter.create(10_000, 0.01);
+    Items items = new Items(11);
+    for (int i = 0; i < 12_000; i++) {
+      Hash128 h = items.item(i % 9_000); // repeats too
+      assertThat(b.addExclusive(h.h1(), h.h2())).isEqualTo(a.add(h.h1(), h.h2()));
+    }
+    assertThat(b.itemCount()).isEqualTo(a.itemCount());
+    byte[] wa = new byte[a.wordCount() * 8];
+    byte[] wb = new byte[b.wordCount() * 8];
+    a.copyWords(0, a.wordCount(), wa, 0);
+    b.copyWords(0, b.wordCount(), wb, 0);
+    assertThat(wb).isEqualTo(wa);
+  }
+
+  @Test
   void add_concurrentThreads_neverFalseNegativeAndCountsNewItemsClosely() throws Exception {
     int threads = 4;
     int perThread = 200_000;

@@ -542,7 +542,6 @@ public final class Engine implements AutoCloseable {
     return maxMemory;
   }
 
-  /** Whether writes that may grow memory are refused now. */
   /**
    * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
    * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
@@ -552,6 +551,7 @@ public final class Engine implements AutoCloseable {
     return (max <= 0 || bytes <= max - usedMemory()) && bytes <= Runtime.getRuntime().maxMemory();
   }
 
+  /** Whether writes that may grow memory are refused now. */
   public boolean overMemoryLimit() {
     long max = maxMemory;
     return max > 0 && usedMemory.get() >= max;
@@ -617,11 +617,6 @@ public final class Engine implements AutoCloseable {
         background.remove(e);
       }
     }
-  }
-
-  /** Asks for {@link #runBackground} to visit the entry (a value with new work). */
-  public void requestBackground(Entry e) {
-    background.add(e);
   }
 
   /**

@@ -16,12 +16,16 @@ public interface Rows {
   long approximateBytes(long valueId);
 
   /**
-   * Writes rows now, outside the journal's order: only for rows the value can rebuild from its
-   * snapshot and log (claims it keeps pending until written), so a crash before they are written
-   * loses nothing. Blocks until they are in the write-ahead log.
+   * Writes rows from a background thread, without the key's lock: in the journal's order (after
+   * every change handed out before, before every one after) but not logged, so only for rows the
+   * value can rebuild from its snapshot and log (claims it keeps pending until written). Blocks
+   * until they are in the write-ahead log.
    */
   void writeNow(long valueId, java.util.List<RowChange> changes);
 
-  /** Removes every row of a value that is gone (rows written for it after it was deleted). */
+  /**
+   * Removes every row of a value that is gone (rows written for it after it was deleted), in the
+   * journal's order; blocks until done.
+   */
   void dropAll(long valueId);
 }

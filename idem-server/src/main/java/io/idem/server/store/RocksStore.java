@@ -644,6 +644,43 @@ public final class RocksStore implements Journal {
     return rowReader;
   }
 
+  /** Rows a background write puts in one batch of the committer. */
+  private static final int ROWS_PER_WRITE = 50_000;
+
+  private void writeRows(WriteBatch b, long valueId, List<RowChange> changes)
+      throws RocksDBException {
+    for (RowChange c : changes) {
+      switch (c) {
+        case RowChange.Put p -> b.put(rowsCf, rowKey(valueId, p.key()), p.value());
+        case RowChange.Delete d -> b.delete(rowsCf, rowKey(valueId, d.key()));
+        case RowChange.DeleteRange r ->
+            b.deleteRange(rowsCf, rowKey(valueId, r.from()), rowKey(valueId, r.to()));
+      }
+    }
+  }
+
+  /** Blocks until the change at {@code seq} is in the write-ahead log. */
+  private void awaitDurable(long seq) {
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+    whenDurable(seq, done::countDown);
+    boolean interrupted = false;
+    while (true) {
+      try {
+        done.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    String why = failure;
+    if (why != null) {
+      throw new java.io.UncheckedIOException(new IOException("cannot write rows: " + why));
+    }
+  }
+
   private final Rows rowReader =
       new Rows() {
         @Override
@@ -663,30 +700,20 @@ public final class RocksStore implements Journal {
 
         @Override
         public void writeNow(long valueId, List<RowChange> changes) {
-          try (WriteBatch b = new WriteBatch()) {
-            for (RowChange c : changes) {
-              switch (c) {
-                case RowChange.Put p -> b.put(rowsCf, rowKey(valueId, p.key()), p.value());
-                case RowChange.Delete d -> b.delete(rowsCf, rowKey(valueId, d.key()));
-                case RowChange.DeleteRange r ->
-                    b.deleteRange(rowsCf, rowKey(valueId, r.from()), rowKey(valueId, r.to()));
-              }
-            }
-            db.write(noSync, b);
-          } catch (RocksDBException e) {
-            throw new java.io.UncheckedIOException(
-                new IOException("cannot write rows: " + e.getMessage(), e));
+          // Through the committer, in chunks: ordered with every change journaled before and
+          // after (a release's delete of the same row above all), without one huge write
+          // delaying everyone's replies.
+          for (int from = 0; from < changes.size(); from += ROWS_PER_WRITE) {
+            List<RowChange> chunk =
+                changes.subList(from, Math.min(changes.size(), from + ROWS_PER_WRITE));
+            awaitDurable(append(0, (b, seq) -> writeRows(b, valueId, chunk)));
           }
         }
 
         @Override
         public void dropAll(long valueId) {
-          try {
-            db.deleteRange(rowsCf, idKey(valueId), idKey(valueId + 1));
-          } catch (RocksDBException e) {
-            throw new java.io.UncheckedIOException(
-                new IOException("cannot drop rows: " + e.getMessage(), e));
-          }
+          awaitDurable(
+              append(0, (b, seq) -> b.deleteRange(rowsCf, idKey(valueId), idKey(valueId + 1))));
         }
 
         @Override

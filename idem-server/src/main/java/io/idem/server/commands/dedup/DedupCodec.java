@@ -19,8 +19,10 @@ import java.util.Map;
 
 /**
  * How the engine keeps dedup tables durable. The resident part (slice filters, recent slots,
- * counts) is snapshotted and logged; an exact table's claims are rows, written in the same batch as
- * the operation that made them and never replayed.
+ * counts) is snapshotted and logged. An exact table's claims are logged whole, so the reply waits
+ * for one log record per command, and kept pending in memory; the background writes them as rows
+ * {@code u64 slice | id -> owner} and drops them from memory. Until then they are in every
+ * snapshot, and replay makes logged ones pending again: writing a row twice is harmless.
  *
  * <p>Recipe (big-endian): u8 mode (0 exact, 1 filter, 2 recent) | u64 window millis | u32 slices |
  * u64 capacity | f64 error rate | u64 slots | u64 slice the table was created in.
@@ -39,7 +41,8 @@ import java.util.Map;
  *
  * <p>Snapshot, version 1: u8 1 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
  * items | u8 has filter | the filter in its own format | by mode: recent u64 slot count, then three
- * u64 per slot; exact u32 pending claims, each u64 slice | u16 n | id | u8 m | owner.
+ * u64 per slot; exact u8 arenas (1 or 2: the claims being written, then the pending) | per arena
+ * u32 bytes | the claims as {@link PendingClaims} lays them out, released ones included.
  */
 public final class DedupCodec implements ValueCodec<DedupTable> {
 
@@ -131,7 +134,10 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         }
         default -> throw new IOException("unknown dedup operation " + op);
       }
-    } catch (BufferUnderflowException | IndexOutOfBoundsException | IllegalArgumentException e) {
+    } catch (BufferUnderflowException
+        | IndexOutOfBoundsException
+        | IllegalArgumentException
+        | io.idem.core.filter.FilterFullException e) {
       throw new IOException("short dedup operation " + op + " of " + payload.length + " bytes", e);
     }
   }
@@ -191,7 +197,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     }
     t.dropBelow(floor);
     int n = in.readInt();
-    if (n < 0 || n > t.params.slices() + 1) {
+    if (n < 0 || n > DedupTable.maxLiveSlices(t.params)) {
       throw new IOException(
           "dedup snapshot with " + n + " live slices, more than the window holds");
     }

@@ -355,6 +355,11 @@ public final class DedupTable {
    */
   void replayClaim(ByteBuffer b) {
     long slice = b.getLong();
+    // A logged claim landed in a live slice: anything else is a corrupt record, and must not make
+    // the table allocate a filter per invented slice.
+    if (slice < floor || slice >= floor + maxLiveSlices(params)) {
+      throw new IllegalArgumentException("claim in slice " + slice + ", live from " + floor);
+    }
     if (params.mode() == Mode.EXACT) {
       byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
       byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
@@ -556,12 +561,21 @@ public final class DedupTable {
   }
 
   /**
-   * A slice filter's rate. FILTER: a claim is checked against every live slice (at most slices +
-   * 1), so each gets an equal share of the table's rate and the union stays within it. EXACT: the
-   * index's rate, which only costs reads.
+   * A slice filter's rate. FILTER: a claim is checked against every live slice, so each gets an
+   * equal share of the table's rate and the union stays within it. EXACT: the index's rate, which
+   * only costs reads.
    */
   static double sliceErrorRate(Params p) {
-    return p.mode() == Mode.EXACT ? EXACT_INDEX_ERROR : p.errorRate() / (p.slices() + 1);
+    return p.mode() == Mode.EXACT ? EXACT_INDEX_ERROR : p.errorRate() / maxLiveSlices(p);
+  }
+
+  /**
+   * The most slices live at once: those a window spans, plus the one it starts in. Slices are
+   * {@code window / slices} rounded down, so a window that does not divide evenly spans one more.
+   */
+  static int maxLiveSlices(Params p) {
+    long sliceMillis = p.windowMillis() / p.slices();
+    return (int) Math.ceilDiv(p.windowMillis(), sliceMillis) + 1;
   }
 
   /** A command's ids, hashed, with what the slice filters say of them and the new ones so far. */
@@ -645,7 +659,6 @@ public final class DedupTable {
     pending = new PendingClaims();
     flushing = p;
     flushFloor = floor;
-    p.markReleasedUnwritten();
     List<RowChange> puts = new ArrayList<>(p.live());
     p.forEach(
         off -> {
@@ -662,7 +675,8 @@ public final class DedupTable {
 
   /**
    * Step 2 done (the rows are in the store), under the key's lock: returns the row changes that
-   * undo what the write raced with (claims released, slices dropped meanwhile), to be logged.
+   * undo what the write raced with (claims released, slices dropped meanwhile), to be logged after
+   * it.
    */
   List<RowChange> finishFlush() {
     PendingClaims p = flushing;
@@ -671,10 +685,18 @@ public final class DedupTable {
     if (p == null) {
       return fix;
     }
+    // A released claim's row may be in the store: written by this write after the release's
+    // delete, or by one before a crash. It goes, unless this write put the same row for a later
+    // claim of the id.
+    Hash128 h = new Hash128();
     p.forEach(
         off -> {
-          if (p.releasedWhileWritten(off) && p.slice(off) >= flushFloor) {
-            fix.add(new RowChange.Delete(rowKey(p.slice(off), p.id(off))));
+          if (p.isReleased(off) && p.slice(off) >= flushFloor) {
+            byte[] id = p.id(off);
+            h.hash(id);
+            if (!p.holds(h.h1(), h.h2(), id, p.slice(off))) {
+              fix.add(new RowChange.Delete(rowKey(p.slice(off), id)));
+            }
           }
         });
     if (floor > flushFloor) {
@@ -688,12 +710,14 @@ public final class DedupTable {
     PendingClaims p = flushing;
     flushing = null;
     if (p != null) {
+      Hash128 h = new Hash128();
       p.forEach(
           off -> {
-            if (!p.isReleased(off)) {
-              byte[] id = p.id(off);
-              Hash128 h = new Hash128().hash(id);
-              pending.add(p.slice(off), h.h1(), h.h2(), id, p.owner(off));
+            byte[] id = p.id(off);
+            h.hash(id);
+            int at = pending.add(p.slice(off), h.h1(), h.h2(), id, p.owner(off));
+            if (p.isReleased(off)) {
+              pending.release(at); // kept: its row may be in the store, the next write deletes it
             }
           });
     }

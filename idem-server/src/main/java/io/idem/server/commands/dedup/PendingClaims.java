@@ -9,8 +9,7 @@ import java.util.Arrays;
  * turns them into rows.
  *
  * <p>Record layout in the arena: u64 slice | u16 id length | id | u8 owner length | owner | u8
- * released (0 no, 1 yes, 2 yes and before a write of it started). Not thread-safe: used under the
- * key's lock.
+ * released (0 no, 1 yes). Not thread-safe: used under the key's lock.
  */
 final class PendingClaims {
 
@@ -41,8 +40,8 @@ final class PendingClaims {
     return arena.length + h1s.length * 20L;
   }
 
-  /** Adds a claim the table found absent. */
-  void add(long slice, long h1, long h2, byte[] id, byte[] owner) {
+  /** Adds a claim the table found absent; returns its offset. */
+  int add(long slice, long h1, long h2, byte[] id, byte[] owner) {
     if ((count + 1) * 2 > at.length) {
       grow();
     }
@@ -62,6 +61,7 @@ final class PendingClaims {
     used += need;
     insert(h1, h2, off);
     count++;
+    return off;
   }
 
   /** Sink for {@link #touch}: keeps its loads from being optimized away. */
@@ -128,6 +128,12 @@ final class PendingClaims {
     return -1;
   }
 
+  /** Whether a record of the id not released is here in exactly this slice. */
+  boolean holds(long h1, long h2, byte[] id, long slice) {
+    int off = find(h1, h2, id, slice);
+    return off >= 0 && slice(off) == slice;
+  }
+
   /** Whether a released record of the id is here, in a slice at or above min. */
   boolean releasedHere(long h1, long h2, byte[] id, long minSlice) {
     if (count == 0) {
@@ -173,12 +179,6 @@ final class PendingClaims {
     return Arrays.copyOfRange(arena, o + 1, o + 1 + (arena[o] & 0xff));
   }
 
-  boolean ownerEquals(int off, byte[] owner) {
-    int o = ownerAt(off);
-    int len = arena[o] & 0xff;
-    return len == owner.length && Arrays.equals(arena, o + 1, o + 1 + len, owner, 0, len);
-  }
-
   private int releasedAt(int off) {
     int o = ownerAt(off);
     return o + 1 + (arena[o] & 0xff);
@@ -195,24 +195,6 @@ final class PendingClaims {
     }
   }
 
-  /**
-   * Marks released records as never written: called when a write of these claims starts, so that
-   * only records released after it (whose rows the write may bring back) need their rows deleted.
-   */
-  void markReleasedUnwritten() {
-    forEach(
-        off -> {
-          if (isReleased(off)) {
-            arena[releasedAt(off)] = 2;
-          }
-        });
-  }
-
-  /** Whether the record was released after a write of it started. */
-  boolean releasedWhileWritten(int off) {
-    return arena[releasedAt(off)] == 1;
-  }
-
   /** Writes the arena as it is (u32 length | records): a snapshot copies it, not each record. */
   void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
     out.writeInt(used);
@@ -220,8 +202,9 @@ final class PendingClaims {
   }
 
   /**
-   * Reads an arena {@link #writeTo} wrote and adds its records not released and in a slice at or
-   * above {@code floor}.
+   * Reads an arena {@link #writeTo} wrote and adds its records in a slice at or above {@code
+   * floor}. Released ones are kept, released: their rows may have been written before the crash,
+   * and the next background write deletes them.
    *
    * @throws java.io.IOException if a record runs past the arena or a length is out of bounds
    */
@@ -248,13 +231,16 @@ final class PendingClaims {
       }
       int ownerLength = a[o] & 0xff;
       int end = o + 1 + ownerLength;
-      if (end >= n || a[end] < 0 || a[end] > 2) {
+      if (end >= n || a[end] < 0 || a[end] > 1) {
         throw new java.io.IOException("corrupt pending claim at byte " + off);
       }
-      if (a[end] == 0 && slice >= floor) {
+      if (slice >= floor) {
         byte[] id = Arrays.copyOfRange(a, off + 10, off + 10 + idLength);
         h.hash(id);
-        add(slice, h.h1(), h.h2(), id, Arrays.copyOfRange(a, o + 1, end));
+        int at = add(slice, h.h1(), h.h2(), id, Arrays.copyOfRange(a, o + 1, end));
+        if (a[end] == 1) {
+          release(at);
+        }
       }
       off = end + 1;
     }
@@ -265,18 +251,6 @@ final class PendingClaims {
     for (int off = 0; off < used; off = releasedAt(off) + 1) {
       each.accept(off);
     }
-  }
-
-  /** The lowest slice of a record not released, or Long.MAX_VALUE. */
-  long lowestSlice() {
-    long[] low = {Long.MAX_VALUE};
-    forEach(
-        off -> {
-          if (!isReleased(off)) {
-            low[0] = Math.min(low[0], slice(off));
-          }
-        });
-    return low[0];
   }
 
   private static void putLong(byte[] b, int off, long v) {

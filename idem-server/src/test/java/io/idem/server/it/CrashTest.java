@@ -7,9 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +39,7 @@ class CrashTest {
     List<String> bloomAcked = new ArrayList<>();
     List<String> cuckooAcked = new ArrayList<>();
     Map<String, String> claims = new LinkedHashMap<>();
+    Set<String> released = new LinkedHashSet<>();
     for (int cycle = 0; cycle < cycles; cycle++) {
       try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
         if (cycle == 0) {
@@ -46,7 +49,7 @@ class CrashTest {
             assertThat(c.call("DEDUP.RESERVE", "dd", "24h")).isEqualTo("OK");
           }
         } else {
-          verify(server.port(), bloomAcked, cuckooAcked, claims);
+          verify(server.port(), bloomAcked, cuckooAcked, claims, released);
         }
         int before = bloomAcked.size() + cuckooAcked.size();
         long killAfterMillis = 300 + random.nextInt(1200);
@@ -63,7 +66,8 @@ class CrashTest {
                         Thread.currentThread().interrupt();
                       }
                     });
-        pipelineUntilKilled(server.port(), cycle, killed, bloomAcked, cuckooAcked, claims);
+        pipelineUntilKilled(
+            server.port(), cycle, killed, bloomAcked, cuckooAcked, claims, released);
         killer.join();
         assertThat(bloomAcked.size() + cuckooAcked.size())
             .as("cycle %d acknowledged something before the kill", cycle)
@@ -71,7 +75,7 @@ class CrashTest {
       }
     }
     try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
-      verify(server.port(), bloomAcked, cuckooAcked, claims);
+      verify(server.port(), bloomAcked, cuckooAcked, claims, released);
       // SIGTERM: the JVM runs the shutdown hook (graceful stop), then exits with 128 + 15.
       assertThat(server.terminate()).isEqualTo(143);
     }
@@ -80,6 +84,9 @@ class CrashTest {
   /**
    * Pipelines batches of adds and claims; records the items and claims whose reply arrived. Each
    * claim batch also claims ids acknowledged earlier, for another owner: they must be duplicates.
+   * Every tenth batch releases a few of this cycle's claims (acknowledged releases must stay
+   * released), and once a cycle the client pauses long enough for the server to write its pending
+   * claims as rows, so kills also land during and after those writes.
    */
   private static void pipelineUntilKilled(
       int port,
@@ -87,9 +94,12 @@ class CrashTest {
       AtomicBoolean killed,
       List<String> bloomAcked,
       List<String> cuckooAcked,
-      Map<String, String> claims)
+      Map<String, String> claims,
+      Set<String> released)
       throws IOException {
     int n = 0;
+    int batches = 0;
+    List<String> mine = new ArrayList<>();
     List<String> earlier = new ArrayList<>(claims.keySet());
     Random random = new Random(cycle);
     String owner = "owner-" + cycle;
@@ -114,6 +124,15 @@ class CrashTest {
           claim.add(owner);
         }
         c.send(claim.toArray(String[]::new));
+        List<String> releases = new ArrayList<>();
+        if (++batches % 10 == 0) {
+          for (int i = 0; i < 4 && !mine.isEmpty(); i++) {
+            String id = mine.remove(random.nextInt(mine.size()));
+            claims.remove(id); // unknown until acknowledged: checked no further
+            releases.add(id);
+            c.send("DEDUP.RELEASE", "dd", id, owner);
+          }
+        }
         c.flush();
         for (int i = 0; i < batch.size(); i++) {
           Object reply = c.read();
@@ -130,6 +149,7 @@ class CrashTest {
           if (first == null) {
             assertThat(answer.getFirst()).as("claim of %s", id).isEqualTo("new");
             claims.put(id, owner);
+            mine.add(id);
           } else {
             assertThat(answer.getFirst())
                 .as("claim of %s, first by %s", id, first)
@@ -137,11 +157,21 @@ class CrashTest {
             assertThat(new String((byte[]) answer.get(1), StandardCharsets.UTF_8)).isEqualTo(first);
           }
         }
+        for (String id : releases) {
+          assertThat(c.read()).as("release of %s", id).isEqualTo(1L);
+          released.add(id);
+        }
+        if (batches == 20) {
+          Thread.sleep(400); // claims pause: the server writes the pending ones as rows
+        }
       }
     } catch (IOException e) {
       if (!killed.get()) {
         throw e; // the server failed on its own
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
     }
   }
 
@@ -150,11 +180,22 @@ class CrashTest {
   }
 
   private static void verify(
-      int port, List<String> bloomAcked, List<String> cuckooAcked, Map<String, String> claims)
+      int port,
+      List<String> bloomAcked,
+      List<String> cuckooAcked,
+      Map<String, String> claims,
+      Set<String> released)
       throws IOException {
     try (RespClient c = new RespClient(port)) {
       check(c, "BF.MEXISTS", "bf", bloomAcked);
       check(c, "CF.MEXISTS", "cf", cuckooAcked);
+      // Acknowledged releases stayed released: claimed now, they are new (and held from now on).
+      for (String id : released) {
+        Object answer = c.call("DEDUP.CLAIM", "dd", id, "verifier");
+        assertThat(((List<?>) answer).getFirst()).as("claim of released %s", id).isEqualTo("new");
+        claims.put(id, "verifier");
+      }
+      released.clear();
       // Claimed again by their first owner, acknowledged claims are retries: none is new.
       List<Map.Entry<String, String>> all = new ArrayList<>(claims.entrySet());
       for (int from = 0; from < all.size(); from += 1000) {

@@ -2,7 +2,8 @@
 # The crash test at length: idem-server's CrashTest kills a server process with SIGKILL CYCLES
 # times (default 100) while a client pipelines BF.ADD, CF.ADD, DEDUP.MCLAIM and DEDUP.RELEASE,
 # restarts it on the same data each time, and checks that every acknowledged add, claim and
-# release is still there. Prints pass or fail and the time taken; the exit code is Maven's. Extra arguments go to Maven (e.g. -o to stay offline).
+# release is still there. Prints pass or fail and the time taken; the exit code is Maven's.
+# Extra arguments go to Maven (e.g. -o to stay offline).
 #   scripts/crash-test.sh
 #   CYCLES=20 scripts/crash-test.sh -o
 set -euo pipefail

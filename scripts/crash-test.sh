@@ -33,7 +33,7 @@ status=0
 elapsed=$(($(date +%s) - start))
 
 if [ "$status" -eq 0 ] && [ -f "$report" ]; then
-  echo "crash-test: PASSED: $cycles cycles in ${elapsed}s, every acknowledged add survived"
+  echo "crash-test: PASSED: $cycles cycles in ${elapsed}s, every acknowledged add, claim and release survived"
 else
   echo "crash-test: FAILED after ${elapsed}s (exit $status); see idem-server/target/surefire-reports/"
   [ "$status" -ne 0 ] || status=1

@@ -47,6 +47,12 @@ class RocksStoreTest {
       return "longset";
     }
 
+    /** So the rows tests can hang rows on it; the store then deletes them with the value. */
+    @Override
+    public boolean hasRows() {
+      return true;
+    }
+
     @Override
     public Class<LongSet> valueClass() {
       return LongSet.class;
@@ -150,6 +156,55 @@ class RocksStoreTest {
     CountDownLatch done = new CountDownLatch(1);
     store.whenDurable(store.lastSeq(), done::countDown);
     assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void rows_readAsSoonAsJournaled_keptAcrossReopen_andDeletedWithTheirValue() throws Exception {
+    var o = open();
+    long id =
+        o.engine()
+            .write(
+                b("k"),
+                tx -> {
+                  tx.create(LongSetCodec.INSTANCE, new LongSet(), new byte[0]);
+                  tx.entry().valueAs(LongSetCodec.INSTANCE).items.add(1L);
+                  tx.log(
+                      (byte) 1,
+                      payload(1),
+                      List.of(new io.idem.server.engine.RowChange.Put(b("r1"), b("v1"))));
+                  return tx.entry().id();
+                });
+    assertThat(o.engine().rows().get(id, b("r1"))).isEqualTo(b("v1")); // before the commit too
+    o.engine()
+        .rows()
+        .writeNow(id, List.of(new io.idem.server.engine.RowChange.Put(b("r2"), b("v2"))));
+    o.engine()
+        .write(
+            b("k"),
+            tx -> {
+              tx.entry().valueAs(LongSetCodec.INSTANCE).items.add(2L);
+              tx.log(
+                  (byte) 1,
+                  payload(2),
+                  List.of(new io.idem.server.engine.RowChange.Delete(b("r1"))));
+              return null;
+            });
+    assertThat(o.engine().rows().get(id, b("r1"))).isNull();
+    awaitDurable(o.store());
+    o.store().close();
+
+    o = open();
+    assertThat(o.engine().rows().get(id, b("r1"))).isNull();
+    assertThat(o.engine().rows().get(id, b("r2"))).isEqualTo(b("v2"));
+    assertThat(o.engine().rows().approximateBytes(id)).isPositive();
+    assertThat(o.engine().delete(List.of(b("k")))).isEqualTo(1);
+    awaitDurable(o.store()); // a range delete shows once written (see RowChange.DeleteRange)
+    assertThat(o.engine().rows().get(id, b("r2"))).isNull();
+    o.store().close();
+
+    o = open();
+    assertThat(o.engine().rows().get(id, b("r2"))).isNull();
+    o.store().close();
   }
 
   @Test

@@ -16,9 +16,10 @@ public interface Rows {
   long approximateBytes(long valueId);
 
   /**
-   * Writes rows from a background thread, without the key's lock: in the journal's order (after
-   * every change handed out before, before every one after) but not logged, so only for rows the
-   * value can rebuild from its snapshot and log (claims it keeps pending until written). Blocks
+   * Writes rows from a background thread, without the key's lock and without logging them: only for
+   * rows the value can rebuild from its snapshot and log (claims it keeps pending until written).
+   * They land after every change handed to the journal before the call; a change handed out during
+   * it may land before them, which the caller undoes after (see DedupTable's finishFlush). Blocks
    * until they are in the write-ahead log.
    */
   void writeNow(long valueId, java.util.List<RowChange> changes);

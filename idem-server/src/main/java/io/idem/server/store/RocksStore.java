@@ -644,7 +644,7 @@ public final class RocksStore implements Journal {
     return rowReader;
   }
 
-  /** Rows a background write puts in one batch of the committer. */
+  /** Rows a background write puts in one WriteBatch. */
   private static final int ROWS_PER_WRITE = 50_000;
 
   private void writeRows(WriteBatch b, long valueId, List<RowChange> changes)
@@ -700,20 +700,32 @@ public final class RocksStore implements Journal {
 
         @Override
         public void writeNow(long valueId, List<RowChange> changes) {
-          // Through the committer, in chunks: ordered with every change journaled before and
-          // after (a release's delete of the same row above all), without one huge write
-          // delaying everyone's replies.
+          // After every change journaled so far (a release's delete of the same row above all),
+          // but not through the committer: a large write there would hold up everyone's replies.
+          awaitDurable(lastSeq());
           for (int from = 0; from < changes.size(); from += ROWS_PER_WRITE) {
-            List<RowChange> chunk =
-                changes.subList(from, Math.min(changes.size(), from + ROWS_PER_WRITE));
-            awaitDurable(append(0, (b, seq) -> writeRows(b, valueId, chunk)));
+            try (WriteBatch b = new WriteBatch()) {
+              writeRows(
+                  b,
+                  valueId,
+                  changes.subList(from, Math.min(changes.size(), from + ROWS_PER_WRITE)));
+              db.write(noSync, b);
+            } catch (RocksDBException e) {
+              throw new java.io.UncheckedIOException(
+                  new IOException("cannot write rows: " + e.getMessage(), e));
+            }
           }
         }
 
         @Override
         public void dropAll(long valueId) {
-          awaitDurable(
-              append(0, (b, seq) -> b.deleteRange(rowsCf, idKey(valueId), idKey(valueId + 1))));
+          awaitDurable(lastSeq());
+          try {
+            db.deleteRange(rowsCf, idKey(valueId), idKey(valueId + 1));
+          } catch (RocksDBException e) {
+            throw new java.io.UncheckedIOException(
+                new IOException("cannot drop rows: " + e.getMessage(), e));
+          }
         }
 
         @Override

@@ -239,7 +239,7 @@ class DedupCommandsTest {
     assertThat(h.show("DEDUP.INFO", "t")).contains("Disk bytes=(integer) 0");
     h.engine.runBackground();
     assertThat(BackgroundSteps.pending(h.engine, "t")).as("claims just came").isEqualTo(2);
-    clock.addAndGet(200); // quiet long enough: the burst is over
+    clock.addAndGet(1000); // quiet long enough: the burst is over
     h.engine.runBackground();
     assertThat(BackgroundSteps.pending(h.engine, "t")).isZero();
     assertThat(h.show("DEDUP.INFO", "t")).doesNotContain("Disk bytes=(integer) 0");
@@ -257,7 +257,7 @@ class DedupCommandsTest {
     assertThat(h.show("DEDUP.RELEASE", "t", "a", "o1")).isEqualTo("(integer) 1");
     BackgroundSteps.finish(h.engine, "t", puts); // writes a's row after the release's delete
     assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[new, \"o2\"]");
-    clock.addAndGet(200);
+    clock.addAndGet(1000);
     h.engine.runBackground();
     assertThat(BackgroundSteps.pending(h.engine, "t")).isZero();
     assertThat(h.show("DEDUP.CLAIM", "t", "a", "o3")).isEqualTo("[duplicate, \"o2\"]");

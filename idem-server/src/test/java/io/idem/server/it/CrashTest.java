@@ -52,7 +52,7 @@ class CrashTest {
           verify(server.port(), bloomAcked, cuckooAcked, claims, released);
         }
         int before = bloomAcked.size() + cuckooAcked.size();
-        long killAfterMillis = 300 + random.nextInt(1200);
+        long killAfterMillis = 300 + random.nextInt(2500); // some after the pause below
         AtomicBoolean killed = new AtomicBoolean();
         Thread killer =
             Thread.ofPlatform()
@@ -162,7 +162,7 @@ class CrashTest {
           released.add(id);
         }
         if (batches == 20) {
-          Thread.sleep(400); // claims pause: the server writes the pending ones as rows
+          Thread.sleep(1200); // claims pause: the server writes the pending ones as rows
         }
       }
     } catch (IOException e) {

@@ -101,7 +101,7 @@ public final class DedupTable {
    * acknowledged before its rows are written (the write costs more than the claims); at the latest
    * this long after the oldest pending claim, or once pending claims take this many bytes.
    */
-  static final long QUIET_MILLIS = 200;
+  static final long QUIET_MILLIS = 1000;
 
   static final long MAX_PENDING_MILLIS = 10_000;
   static final long MAX_PENDING_BYTES = 256L << 20;

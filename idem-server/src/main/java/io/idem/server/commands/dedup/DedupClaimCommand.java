@@ -24,6 +24,7 @@ public final class DedupClaimCommand implements Handler {
     byte[] owner = DedupArgs.owner(call, 3);
     long now = call.engine().now();
     long at = argc == 6 ? DedupArgs.at(call.arg(5)) : now;
+    DedupTable.Ids hashed = DedupTable.Ids.of(new byte[][] {id});
     return call.engine()
         .write(
             call.arg(1),
@@ -34,7 +35,7 @@ public final class DedupClaimCommand implements Handler {
                       tx,
                       call.engine().rows(),
                       tx.entry().id(),
-                      new byte[][] {id},
+                      hashed,
                       new byte[][] {owner},
                       new long[] {at},
                       now,

@@ -52,6 +52,7 @@ public final class DedupMclaimCommand implements Handler {
       owners[k] = DedupArgs.owner(call, i + 2 * k + 1);
     }
     boolean dupsOnly = onlyDuplicates;
+    DedupTable.Ids hashed = DedupTable.Ids.of(ids); // outside the key's lock
     return call.engine()
         .write(
             call.arg(1),
@@ -62,7 +63,7 @@ public final class DedupMclaimCommand implements Handler {
                       tx,
                       call.engine().rows(),
                       tx.entry().id(),
-                      ids,
+                      hashed,
                       owners,
                       times,
                       now,

@@ -191,19 +191,19 @@ public final class DedupTable {
       KeyTx tx,
       Rows rows,
       long valueId,
-      byte[][] ids,
+      Ids hashed,
       byte[][] owners,
       long[] times,
       long now,
       LongPredicate fits) {
     advance(tx, now);
+    byte[][] ids = hashed.ids();
     int n = ids.length;
     List<Claimed> out = new ArrayList<>(n);
     ByteBuffer payload = ByteBuffer.allocate(payloadBound(ids, owners));
-    Hash128 h = new Hash128();
     // A batch asks every slice filter about all its ids first: those lookups wait for memory
     // together, and an id no filter may hold is new unless the batch itself holds it already.
-    Batch batch = params.mode() != Mode.RECENT && n >= Batch.MIN ? new Batch(ids) : null;
+    Batch batch = params.mode() != Mode.RECENT && n >= Batch.MIN ? new Batch(hashed) : null;
     if (batch != null) {
       for (Slice s : slices.values()) {
         batch.ask(s.filter);
@@ -216,16 +216,8 @@ public final class DedupTable {
     // and a client that retries the command sees its earlier pairs as retries.
     try {
       for (int i = 0; i < n; i++) {
-        long x1;
-        long x2;
-        if (batch != null) {
-          x1 = batch.h1[i];
-          x2 = batch.h2[i];
-        } else {
-          h.hash(ids[i]);
-          x1 = h.h1();
-          x2 = h.h2();
-        }
+        long x1 = hashed.h1()[i];
+        long x2 = hashed.h2()[i];
         long slice = claimSlice(times[i], now);
         int earlier = batch == null || batch.maybe[i] ? -1 : batch.earlier(i, ids);
         boolean surelyNew = batch != null && !batch.maybe[i] && earlier < 0;
@@ -578,6 +570,24 @@ public final class DedupTable {
     return (int) Math.ceilDiv(p.windowMillis(), sliceMillis) + 1;
   }
 
+  /**
+   * A command's ids and their hashes, computed before the key's lock is taken: two connections
+   * claiming into one table hash in parallel.
+   */
+  record Ids(byte[][] ids, long[] h1, long[] h2) {
+    static Ids of(byte[][] ids) {
+      long[] h1 = new long[ids.length];
+      long[] h2 = new long[ids.length];
+      Hash128 h = new Hash128();
+      for (int i = 0; i < ids.length; i++) {
+        h.hash(ids[i]);
+        h1[i] = h.h1();
+        h2[i] = h.h2();
+      }
+      return new Ids(ids, h1, h2);
+    }
+  }
+
   /** A command's ids, hashed, with what the slice filters say of them and the new ones so far. */
   private static final class Batch {
     static final int MIN = 8;
@@ -590,16 +600,10 @@ public final class DedupTable {
     /** Open addressing over the ids claimed new so far in this command: index + 1, 0 empty. */
     private final int[] table;
 
-    Batch(byte[][] ids) {
-      int n = ids.length;
-      h1 = new long[n];
-      h2 = new long[n];
-      Hash128 h = new Hash128();
-      for (int i = 0; i < n; i++) {
-        h.hash(ids[i]);
-        h1[i] = h.h1();
-        h2[i] = h.h2();
-      }
+    Batch(Ids hashed) {
+      int n = hashed.ids().length;
+      h1 = hashed.h1();
+      h2 = hashed.h2();
       maybe = new boolean[n];
       answer = new boolean[n];
       table = new int[Integer.highestOneBit(n) * 4];

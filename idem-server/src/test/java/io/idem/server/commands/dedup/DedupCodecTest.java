@@ -65,7 +65,7 @@ class DedupCodecTest {
         tx,
         engine.rows(),
         tx.entry().id(),
-        new byte[][] {b(id)},
+        DedupTable.Ids.of(new byte[][] {b(id)}),
         new byte[][] {b(owner)},
         new long[] {NOW},
         NOW,

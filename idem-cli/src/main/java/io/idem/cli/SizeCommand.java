@@ -4,6 +4,8 @@ import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.commands.dedup.DedupSizing;
+import io.idem.server.commands.dedup.DedupTable.Params;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
@@ -23,7 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code idem size}: what each structure costs for a configuration, before it is made. */
 @Command(
     name = "size",
-    header = "Show what each filter, or a RecentSet, needs for a configuration.",
+    header = "Show what each filter, a RecentSet or a dedup table needs for a configuration.",
     sortOptions = false,
     usageHelpAutoWidth = true,
     description = {
@@ -32,18 +34,23 @@ import picocli.CommandLine.Spec;
           + " scalable Bloom filter adds as it grows; the cuckoo filter's fingerprint and load.",
       "With --recent: the slots a RecentSet needs to still recognise an item with probability P"
           + " after X further distinct items.",
+      "With --window: what a dedup table (DEDUP.RESERVE) of each mode holds in memory for N"
+          + " claims per window (EXACT, and FILTER at rate E) or for the RecentSet's slots"
+          + " (RECENT), from the server's own sizing.",
       ""
     },
     footer = {
       "",
       "Examples:",
       "  idem size --capacity 1M --error 0.001",
-      "  idem size --recent --after 3.6e6 --remember 0.9 --json"
+      "  idem size --recent --after 3.6e6 --remember 0.9 --json",
+      "  idem size --capacity 2.88e9 --error 1e-6 --window 24h"
     })
 final class SizeCommand implements Callable<Integer> {
   /*
-   * Every figure comes from the core's own sizing methods, the ones the filters are built with, so
-   * what this prints is what a filter of that configuration allocates.
+   * Every figure comes from the core's own sizing methods, the ones the filters are built with, and
+   * for dedup tables from the server's (DedupSizing), so what this prints is what a filter or a
+   * DEDUP.RESERVE of that configuration allocates.
    */
 
   static final double DEFAULT_REMEMBER = 0.9;
@@ -57,7 +64,8 @@ final class SizeCommand implements Callable<Integer> {
       names = "--capacity",
       paramLabel = "N",
       converter = CountConverter.class,
-      description = "Items the filter holds at its configured rate.")
+      description =
+          "Items the filter holds at its configured rate; with --window, claims per window.")
   @Nullable Long capacity;
 
   @Option(
@@ -104,8 +112,25 @@ final class SizeCommand implements Callable<Integer> {
   double remember = DEFAULT_REMEMBER;
 
   @Option(
+      names = "--window",
+      paramLabel = "W",
+      description =
+          "Size dedup tables with this window, as DEDUP.RESERVE takes it: seconds, or 90s, 15m,"
+              + " 24h, 7d; from 1s to 3650d (needs --capacity or --recent).")
+  @Nullable String window;
+
+  @Option(
+      names = "--slices",
+      paramLabel = "S",
+      description =
+          "With --window: the table's slices (default: 8, but none shorter than a second).")
+  @Nullable Integer slices;
+
+  @Option(
       names = "--json",
-      description = "Print one JSON object keyed by type (bloom, scalable-bloom, cuckoo, recent).")
+      description =
+          "Print one JSON object keyed by type (bloom, scalable-bloom, cuckoo, recent, dedup-exact,"
+              + " dedup-filter, dedup-recent).")
   boolean json;
 
   @Option(
@@ -113,6 +138,10 @@ final class SizeCommand implements Callable<Integer> {
       usageHelp = true,
       description = "Show this help and exit.")
   boolean help;
+
+  // Set by validate() from --window and --slices.
+  private long windowMillis;
+  private int sliceCount;
 
   // Injected by tests; the process's own streams otherwise.
   OutputStream out = new FileOutputStream(FileDescriptor.out);
@@ -123,6 +152,9 @@ final class SizeCommand implements Callable<Integer> {
 
   /** The scalable filter's layers until GROWTH_SHOWN x capacity, and why it stopped early if so. */
   record Growth(List<Layer> layers, @Nullable String stoppedBecause) {}
+
+  /** The dedup tables that can be made, by mode; null for a mode not asked for or refused. */
+  record Dedup(@Nullable Params exact, @Nullable Params filter, @Nullable Params recent) {}
 
   @Override
   public Integer call() {
@@ -149,9 +181,6 @@ final class SizeCommand implements Callable<Integer> {
       } catch (IllegalArgumentException ex) {
         problems.add("cuckoo: " + ex.getMessage());
       }
-      if (bloom == null && growth == null && cuckoo == null) {
-        throw usage(String.join("; ", problems));
-      }
     }
     long slots = 0;
     Long x = after;
@@ -168,17 +197,53 @@ final class SizeCommand implements Callable<Integer> {
                 + ")");
       }
     }
+    Dedup dedup = new Dedup(null, null, null);
+    if (window != null) {
+      dedup =
+          new Dedup(
+              n == null
+                  ? null
+                  : dedup("dedup-exact", DedupSizing.exact(windowMillis, sliceCount, n), problems),
+              n == null || e == null
+                  ? null
+                  : dedup(
+                      "dedup-filter", DedupSizing.filter(windowMillis, sliceCount, n, e), problems),
+              !recent
+                  ? null
+                  : dedup(
+                      "dedup-recent",
+                      DedupSizing.recent(windowMillis, sliceCount, slots),
+                      problems));
+    }
+    if (!recent
+        && bloom == null
+        && growth == null
+        && cuckoo == null
+        && dedup.exact() == null
+        && dedup.filter() == null) {
+      throw usage(String.join("; ", problems));
+    }
     PrintStream o = new PrintStream(out, false, StandardCharsets.UTF_8);
     if (json) {
-      o.println(json(bloom, growth, cuckoo, slots));
+      o.println(json(bloom, growth, cuckoo, slots, dedup));
       for (String problem : problems) {
         err.println("idem size: " + problem);
       }
     } else {
-      o.print(human(bloom, growth, cuckoo, slots, problems));
+      o.print(human(bloom, growth, cuckoo, slots, dedup, problems));
     }
     o.flush();
     return 0;
+  }
+
+  /** The table if DEDUP.RESERVE would make it; null, with the server's reason, if not. */
+  private static @Nullable Params dedup(String type, Params p, List<String> problems) {
+    String bad = DedupSizing.check(p);
+    if (bad != null) {
+      problems.add(type + ": " + bad);
+      return null;
+    }
+    return p;
   }
 
   private void checkRange(String option, long value, long min, long max) {
@@ -189,8 +254,8 @@ final class SizeCommand implements Callable<Integer> {
 
   private void validate() {
     ParseResult parsed = spec().commandLine().getParseResult();
-    if (capacity != null && error == null) {
-      throw usage("--capacity needs --error");
+    if (capacity != null && error == null && window == null) {
+      throw usage("--capacity needs --error or --window");
     }
     if (error != null && capacity == null) {
       throw usage("--error needs --capacity");
@@ -198,6 +263,30 @@ final class SizeCommand implements Callable<Integer> {
     for (String option : new String[] {"--expansion", "--bucket-size", "--max-iterations"}) {
       if (parsed.hasMatchedOption(option) && capacity == null) {
         throw usage(option + " applies only with --capacity");
+      }
+      if (parsed.hasMatchedOption(option) && error == null) {
+        throw usage(option + " applies only with --error");
+      }
+    }
+    Integer s = slices;
+    if (s != null && window == null) {
+      throw usage("--slices applies only with --window");
+    }
+    String w = window;
+    if (w != null) {
+      try {
+        windowMillis = DedupSizing.windowMillis(w);
+      } catch (IllegalArgumentException ex) {
+        throw usage("--window (" + w + "): " + ex.getMessage());
+      }
+      if (capacity == null && !recent) {
+        throw usage("--window needs --capacity or --recent");
+      }
+      sliceCount = s != null ? s : DedupSizing.defaultSlices(windowMillis);
+      // The window and slices alone, as DEDUP.RESERVE checks them.
+      String bad = DedupSizing.check(DedupSizing.exact(windowMillis, sliceCount, 1));
+      if (bad != null) {
+        throw usage("--slices (" + sliceCount + "): " + bad);
       }
     }
     if (recent && after == null) {
@@ -257,7 +346,8 @@ final class SizeCommand implements Callable<Integer> {
       BloomFilter.@Nullable Sizing bloom,
       @Nullable Growth growth,
       CuckooFilter.@Nullable Sizing cuckoo,
-      long slots) {
+      long slots,
+      Dedup dedup) {
     JsonWriter w = new JsonWriter().beginObject();
     double bound = lowerBound();
     if (bloom != null) {
@@ -316,7 +406,46 @@ final class SizeCommand implements Callable<Integer> {
       w.field("rememberProbability", RecentSet.rememberProbability(slots, x));
       w.endObject();
     }
+    Params exact = dedup.exact();
+    if (exact != null) {
+      w.key("dedup-exact").beginObject();
+      dedupFields(w, exact);
+      w.endObject();
+    }
+    Params filter = dedup.filter();
+    if (filter != null) {
+      w.key("dedup-filter").beginObject();
+      w.field("error", filter.errorRate());
+      dedupFields(w, filter);
+      w.field("lowerBoundBitsPerItem", bound);
+      w.endObject();
+    }
+    Params recentTable = dedup.recent();
+    if (recentTable != null && x != null) {
+      long bytes = DedupSizing.bytes(recentTable);
+      w.key("dedup-recent").beginObject();
+      w.field("windowMillis", recentTable.windowMillis()).field("slices", recentTable.slices());
+      w.field("liveSlices", DedupSizing.maxLiveSlices(recentTable));
+      w.field("after", x).field("remember", remember).field("slots", recentTable.slots());
+      w.field("bytesPerSlot", DedupSizing.RECENT_SLOT_BYTES);
+      w.field("bits", bytes * 8).field("bytes", bytes);
+      w.field("bitsPerItem", bytes * 8.0 / x);
+      w.field("maxSlots", DedupSizing.MAX_SLOTS);
+      w.endObject();
+    }
     return w.endObject().toString();
+  }
+
+  /** An EXACT or FILTER table: its slices and the memory of their filters. */
+  private static void dedupFields(JsonWriter w, Params p) {
+    long bytes = DedupSizing.bytes(p);
+    w.field("capacity", p.capacity()).field("windowMillis", p.windowMillis());
+    w.field("slices", p.slices()).field("liveSlices", DedupSizing.maxLiveSlices(p));
+    w.field("sliceCapacity", DedupSizing.sliceCapacity(p));
+    w.field("sliceErrorRate", DedupSizing.sliceErrorRate(p));
+    w.field("sliceBytes", DedupSizing.sliceBytes(p));
+    w.field("bits", bytes * 8).field("bytes", bytes);
+    w.field("bitsPerItem", bytes * 8.0 / p.capacity());
   }
 
   private String human(
@@ -324,6 +453,7 @@ final class SizeCommand implements Callable<Integer> {
       @Nullable Growth growth,
       CuckooFilter.@Nullable Sizing cuckoo,
       long slots,
+      Dedup dedup,
       List<String> problems) {
     StringBuilder s = new StringBuilder();
     List<String> notes = new ArrayList<>();
@@ -332,14 +462,35 @@ final class SizeCommand implements Callable<Integer> {
             "lrrrrrr", "type", "bits", "bytes", "size", "bits/item", "x bound", "hashes");
     Long n = capacity;
     double bound = lowerBound();
-    if (n != null) {
+    if (n != null && error != null) {
       s.append("capacity ")
           .append(n)
           .append(", error ")
           .append(Text.decimal(errorOrZero(), 6))
           .append(": lower bound log2(1/E) = ")
           .append(Text.fixed2(bound))
-          .append(" bits per item\n\n");
+          .append(" bits per item\n");
+    }
+    String w = window;
+    if (w != null) {
+      Params any = DedupSizing.exact(windowMillis, sliceCount, 1);
+      // The window as given ("24h", not "1d"); plain seconds with their unit.
+      s.append("dedup table: window ")
+          .append(w.chars().allMatch(Character::isDigit) ? w + "s" : w)
+          .append(" in ")
+          .append(sliceCount)
+          .append(" slices of ")
+          .append(duration(windowMillis / sliceCount))
+          .append(", up to ")
+          .append(DedupSizing.maxLiveSlices(any))
+          .append(" live");
+      if (n != null) {
+        s.append("; ").append(n).append(" claims per window");
+      }
+      s.append('\n');
+    }
+    if (!s.isEmpty()) {
+      s.append('\n');
     }
     if (bloom != null) {
       row(t, "bloom", bloom.bits(), bloom.bytes(), bloom.bitsPerItem(), bound, bloom.hashes());
@@ -392,6 +543,41 @@ final class SizeCommand implements Callable<Integer> {
                   ? "; more than one RecentSet holds (" + RecentSet.MAX_SLOTS + ")"
                   : ""));
     }
+    Params exact = dedup.exact();
+    if (exact != null && n != null) {
+      long bytes = DedupSizing.bytes(exact);
+      row(t, "dedup-exact", bytes * 8, bytes, bytes * 8.0 / n, 0, -1);
+      notes.add(
+          "dedup-exact: the in-memory index, "
+              + sliceFilters(exact)
+              + "; the rows live on disk: one RocksDB row per claim, holding the id, the owner and"
+              + " a 16-byte key prefix (measured bytes per id: BENCHMARKS.md)");
+    }
+    Params filter = dedup.filter();
+    if (filter != null && n != null) {
+      long bytes = DedupSizing.bytes(filter);
+      row(t, "dedup-filter", bytes * 8, bytes, bytes * 8.0 / n, bound, -1);
+      notes.add(
+          "dedup-filter: "
+              + sliceFilters(filter)
+              + ": a claim is checked against every live slice, so each gets E / "
+              + DedupSizing.maxLiveSlices(filter)
+              + " and together they stay within E");
+    }
+    Params recentTable = dedup.recent();
+    if (recentTable != null && x != null) {
+      long bytes = DedupSizing.bytes(recentTable);
+      row(t, "dedup-recent", bytes * 8, bytes, bytes * 8.0 / x, 0, -1);
+      notes.add(
+          "dedup-recent: "
+              + recentTable.slots()
+              + " slots of "
+              + DedupSizing.RECENT_SLOT_BYTES
+              + " bytes (a 16-byte id digest, a 4-byte owner hash and a 4-byte slice), allocated"
+              + " when the table is made; a dedup table holds at most "
+              + DedupSizing.MAX_SLOTS
+              + " slots");
+    }
     s.append(t.render()).append('\n');
     for (String note : notes) {
       s.append(note).append('\n');
@@ -436,6 +622,30 @@ final class SizeCommand implements Callable<Integer> {
       }
     }
     return s.toString();
+  }
+
+  /** "9 live slices' filters of 360000000 claims at 0.01, 498 MiB each". */
+  private static String sliceFilters(Params p) {
+    return DedupSizing.maxLiveSlices(p)
+        + " live slices' filters of "
+        + DedupSizing.sliceCapacity(p)
+        + " claims at "
+        + Text.decimal(DedupSizing.sliceErrorRate(p), 3)
+        + ", "
+        + Text.bytes(DedupSizing.sliceBytes(p))
+        + " each";
+  }
+
+  /** A duration in its largest whole unit, as DEDUP.RESERVE takes it: "3h", "450s", "1250ms". */
+  static String duration(long millis) {
+    long[] units = {86_400_000, 3_600_000, 60_000, 1000};
+    String[] names = {"d", "h", "m", "s"};
+    for (int i = 0; i < units.length; i++) {
+      if (millis % units[i] == 0) {
+        return millis / units[i] + names[i];
+      }
+    }
+    return millis + "ms";
   }
 
   /** A table row; a bound of 0 or hashes of -1 print as "-" (they do not apply). */

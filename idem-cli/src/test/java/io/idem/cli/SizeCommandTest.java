@@ -6,6 +6,8 @@ import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.commands.dedup.DedupSizing;
+import io.idem.server.commands.dedup.DedupTable.Params;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -192,9 +194,10 @@ class SizeCommandTest {
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
+      quoteCharacter = '"',
       value = {
         "                           | give --capacity N --error E, or --recent --after X, or both",
-        "--capacity 100             | --capacity needs --error",
+        "--capacity 100             | --capacity needs --error or --window",
         "--error 0.1                | --error needs --capacity",
         "--capacity 0 --error 0.1   | --capacity (0) must be >= 1",
         "--capacity 10 --error 1.5  | --error (1.5) must be in (0, 1)",
@@ -204,6 +207,19 @@ class SizeCommandTest {
         "--recent --after 9 --remember 0 | --remember (0.0) must be in (0, 1)",
         "--recent --after 9 --expansion 3 | --expansion applies only with --capacity",
         "--capacity 9 --error 0.1 --bucket-size 0 | --bucket-size (0) must be in [1, 255]",
+        "--capacity 9 --window 1h --expansion 3 | --expansion applies only with --error",
+        "--capacity 9 --error 0.1 --slices 4 | --slices applies only with --window",
+        "--window 10s               | --window needs --capacity or --recent",
+        "--window 25x --capacity 9  | --window (25x): " + BAD_WINDOW,
+        "--window 0 --capacity 9    | --window (0): " + BAD_WINDOW,
+        "--window 999ms --capacity 9 | --window (999ms): " + BAD_WINDOW,
+        "--window 3651d --capacity 9 | --window (3651d): " + BAD_WINDOW,
+        "--window 10s --slices 11 --capacity 9 | --slices (11): " + BAD_SLICES,
+        "--window 24h --slices 0 --capacity 9 | --slices (0): " + BAD_SLICES,
+        "--window 24h --slices 1025 --recent --after 9 | --slices (1025): " + BAD_SLICES,
+        "--window 24h --slices x --capacity 9 | invalid value for option '--slices': 'x' is not an int",
+        "--window 1h --capacity 2e12 | dedup-exact: capacity must be from 1 to 2^40",
+        "--window 1h --slices 1 --capacity 1T | dedup-exact: " + SLICE_TOO_LARGE,
       })
   void size_badArguments_exit2WithOneLine(String args, String message) {
     String[] argv = args == null ? new String[] {"size"} : ("size " + args.strip()).split(" ");
@@ -212,6 +228,211 @@ class SizeCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).isEqualTo("idem size: " + message.strip() + " (see idem size --help)\n");
+  }
+
+  static final String BAD_WINDOW =
+      "window must be seconds or a duration such as 90s, 15m, 24h or 7d, from 1s to 3650d";
+  static final String BAD_SLICES =
+      "SLICES must be from 1 to 1024, with slices of at least one second";
+  static final String SLICE_TOO_LARGE =
+      "a slice's filter would be larger than 16 GiB: use more SLICES or a smaller capacity";
+
+  /** One EXACT or FILTER table in the JSON against the server's sizing of the same parameters. */
+  private static void assertDedup(Map<String, Object> json, Params p) {
+    long bytes = DedupSizing.bytes(p);
+    assertThat(integer(json, "capacity")).isEqualTo(p.capacity());
+    assertThat(integer(json, "windowMillis")).isEqualTo(p.windowMillis());
+    assertThat(integer(json, "slices")).isEqualTo(p.slices());
+    assertThat(integer(json, "liveSlices")).isEqualTo(DedupSizing.maxLiveSlices(p));
+    assertThat(integer(json, "sliceCapacity")).isEqualTo(DedupSizing.sliceCapacity(p));
+    assertThat(decimal(json, "sliceErrorRate")).isEqualTo(DedupSizing.sliceErrorRate(p));
+    assertThat(integer(json, "sliceBytes")).isEqualTo(DedupSizing.sliceBytes(p));
+    assertThat(integer(json, "bytes")).isEqualTo(bytes);
+    assertThat(integer(json, "bits")).isEqualTo(bytes * 8);
+    assertThat(decimal(json, "bitsPerItem")).isEqualTo(bytes * 8.0 / p.capacity());
+    // What a slice's filter is built with (DedupTable.newSlice): the core's first layer, live
+    // slices times over.
+    long slice =
+        ScalableBloomFilter.layerSizing(
+                DedupSizing.sliceCapacity(p),
+                DedupSizing.sliceErrorRate(p),
+                ScalableBloomFilter.DEFAULT_EXPANSION,
+                true,
+                0)
+            .bytes();
+    assertThat(bytes).isEqualTo(DedupSizing.maxLiveSlices(p) * slice);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    // window, window ms, claims, error, --slices (0: default), slices, live slices
+    "24h,   86400000, 2880000000, 0.000001, 0,  8, 9",
+    "1h,     3600000,    3600000, 0.01,     0,  8, 9",
+    "86400, 86400000, 2880000000, 0.01,     24, 24, 25",
+    "10s,      10000,    1000000, 0.001,    0,  8, 9",
+    "5s,        5000,    1000000, 0.001,    0,  5, 6",
+    "10s,      10000,    1000000, 0.001,    3,  3, 5",
+    "1s,        1000,          7, 0.5,      0,  1, 2",
+  })
+  void size_jsonDedup_agreesWithTheServerSizing(
+      String window,
+      long windowMillis,
+      long claims,
+      double error,
+      int slicesGiven,
+      int slices,
+      int live) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "size",
+                "--capacity",
+                Long.toString(claims),
+                "--error",
+                Double.toString(error),
+                "--window",
+                window,
+                "--json"));
+    if (slicesGiven > 0) {
+      args.addAll(List.of("--slices", Integer.toString(slicesGiven)));
+    }
+    Map<String, Object> json = json(Run.main("", args.toArray(String[]::new)));
+
+    assertThat(json)
+        .containsOnlyKeys("bloom", "scalable-bloom", "cuckoo", "dedup-exact", "dedup-filter");
+    assertThat(DedupSizing.windowMillis(window)).isEqualTo(windowMillis);
+    Params exact = DedupSizing.exact(windowMillis, slices, claims);
+    Params filter = DedupSizing.filter(windowMillis, slices, claims, error);
+    assertThat(DedupSizing.maxLiveSlices(exact)).isEqualTo(live);
+    assertDedup(object(json, "dedup-exact"), exact);
+    assertThat(decimal(object(json, "dedup-exact"), "sliceErrorRate")).isEqualTo(0.01);
+    assertDedup(object(json, "dedup-filter"), filter);
+    assertThat(decimal(object(json, "dedup-filter"), "error")).isEqualTo(error);
+    assertThat(decimal(object(json, "dedup-filter"), "sliceErrorRate")).isEqualTo(error / live);
+  }
+
+  @Test
+  void size_jsonDedupDay_matchesTheFiguresInTheDocs() {
+    Map<String, Object> json =
+        json(
+            Run.main(
+                "",
+                "size",
+                "--capacity",
+                "2.88e9",
+                "--error",
+                "1e-6",
+                "--window",
+                "24h",
+                "--json"));
+
+    // docs/commands/dedup.md, "Choosing a mode": 8 slices, 13.06 and 61.21 bits per id.
+    Map<String, Object> exact = object(json, "dedup-exact");
+    assertThat(integer(exact, "sliceCapacity")).isEqualTo(360_000_000L);
+    assertThat(decimal(exact, "bitsPerItem")).isCloseTo(13.06, within(0.005));
+    assertThat(decimal(object(json, "dedup-filter"), "bitsPerItem"))
+        .isCloseTo(61.21, within(0.005));
+  }
+
+  @Test
+  void size_capacityAndWindowWithoutError_showsOnlyTheExactTable() {
+    Map<String, Object> json =
+        json(Run.main("", "size", "--capacity", "1M", "--window", "90s", "--json"));
+
+    assertThat(json).containsOnlyKeys("dedup-exact");
+    assertDedup(object(json, "dedup-exact"), DedupSizing.exact(90_000, 8, 1_000_000));
+  }
+
+  @Test
+  void size_jsonDedupRecent_hasTheSlotsOfTheRecentSizingAtTwentyFourBytes() {
+    Map<String, Object> json =
+        json(Run.main("", "size", "--recent", "--after", "3.6e6", "--window", "1h", "--json"));
+
+    assertThat(json).containsOnlyKeys("recent", "dedup-recent");
+    long slots = RecentSet.slotsToRemember(3_600_000, 0.9);
+    Params p = DedupSizing.recent(3_600_000, 8, slots);
+    Map<String, Object> r = object(json, "dedup-recent");
+    assertThat(integer(r, "slots")).isEqualTo(slots);
+    assertThat(integer(r, "bytesPerSlot")).isEqualTo(24);
+    assertThat(integer(r, "bytes")).isEqualTo(DedupSizing.bytes(p)).isEqualTo(slots * 24);
+    assertThat(integer(r, "liveSlices")).isEqualTo(9);
+    assertThat(integer(r, "maxSlots")).isEqualTo(715_827_879L);
+    assertThat(decimal(r, "bitsPerItem")).isEqualTo(slots * 192.0 / 3_600_000);
+  }
+
+  @Test
+  void size_dedupRecentBeyondATable_isNotedWhileRecentIsShown() {
+    // 759 M slots: within a RecentSet (1,073,741,819), beyond a dedup table (715,827,879).
+    long slots = RecentSet.slotsToRemember(80_000_000, 0.9);
+    assertThat(slots).isBetween(DedupSizing.MAX_SLOTS + 1, RecentSet.MAX_SLOTS);
+
+    Run human = Run.main("", "size", "--recent", "--after", "80M", "--window", "1h");
+    Run json = Run.main("", "size", "--recent", "--after", "80M", "--window", "1h", "--json");
+
+    assertThat(human.exitCode()).isZero();
+    assertThat(human.outText())
+        .contains("\nrecent ")
+        .doesNotContain("\ndedup-recent ")
+        .contains("cannot be made: dedup-recent: slots must be from 1 to 715827879\n");
+    assertThat(json(json)).containsOnlyKeys("recent");
+    assertThat(json.err())
+        .isEqualTo("idem size: dedup-recent: slots must be from 1 to 715827879\n");
+  }
+
+  @Test
+  void size_humanWithWindow_showsTheThreeDedupRows() {
+    Run run =
+        Run.main(
+            "",
+            "size",
+            "--capacity",
+            "3.6e6",
+            "--error",
+            "0.01",
+            "--window",
+            "1h",
+            "--recent",
+            "--after",
+            "3.6e6");
+
+    long exact = DedupSizing.bytes(DedupSizing.exact(3_600_000, 8, 3_600_000));
+    long filter = DedupSizing.bytes(DedupSizing.filter(3_600_000, 8, 3_600_000, 0.01));
+    long slots = RecentSet.slotsToRemember(3_600_000, 0.9);
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.outText())
+        .startsWith(
+            "capacity 3600000, error 0.01: lower bound log2(1/E) = 6.64 bits per item\n"
+                + "dedup table: window 1h in 8 slices of 450s, up to 9 live;"
+                + " 3600000 claims per window\n\n")
+        .containsPattern(
+            "\ndedup-exact +" + exact * 8 + " +" + exact + " +\\S+ \\S+ +13.06 +- +-\n")
+        .containsPattern(
+            "\ndedup-filter +" + filter * 8 + " +" + filter + " +\\S+ \\S+ +19.43 +2.92 +-\n")
+        .containsPattern("\ndedup-recent +" + slots * 192 + " +" + slots * 24 + " ")
+        .contains(
+            "\ndedup-exact: the in-memory index, 9 live slices' filters of 450000 claims at 0.01, ")
+        .contains("the rows live on disk: one RocksDB row per claim")
+        .contains("so each gets E / 9 and together they stay within E\n")
+        .contains(
+            "\ndedup-recent: "
+                + slots
+                + " slots of 24 bytes (a 16-byte id digest, a 4-byte owner hash and a 4-byte"
+                + " slice), allocated when the table is made; a dedup table holds at most"
+                + " 715827879 slots\n");
+  }
+
+  @Test
+  void size_withoutWindow_showsNoDedupTable() {
+    Run run =
+        Run.main("", "size", "--capacity", "1M", "--error", "0.01", "--recent", "--after", "9");
+
+    assertThat(run.outText()).doesNotContain("dedup");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"10800000, 3h", "450000, 450s", "1250, 1250ms", "120000, 2m", "86400000, 1d"})
+  void duration_printsTheLargestWholeUnit(long millis, String expected) {
+    assertThat(SizeCommand.duration(millis)).isEqualTo(expected);
   }
 
   private static org.assertj.core.data.Offset<Double> within(double d) {

@@ -238,16 +238,20 @@ public final class RocksStore implements Journal {
   }
 
   /**
-   * Rows are many small records read by point lookups (exact dedup ids): whole-key Bloom filters in
-   * the SST files spare a disk read for most absent keys, and compression pays for itself on
-   * repeated owner bytes and zeroed sequence numbers.
+   * Rows are many small records read by point lookups (exact dedup ids), and only for keys a
+   * value's own in-memory index says may be there: whole-key Bloom filters spare a read on the
+   * upper levels, but none is kept for the bottom level, where most rows are and a lookup usually
+   * finds its key (1.25 bytes a row saved). Compression pays for itself on repeated owner bytes and
+   * zeroed sequence numbers; keys share long prefixes (value id, slice), so restarts are sparse.
    */
   private static ColumnFamilyOptions rowsOptions() {
     return new ColumnFamilyOptions()
         .optimizeLevelStyleCompaction()
+        .setOptimizeFiltersForHits(true)
         .setTableFormatConfig(
             new org.rocksdb.BlockBasedTableConfig()
                 .setFilterPolicy(new org.rocksdb.BloomFilter(10, false))
+                .setBlockRestartInterval(32)
                 .setBlockSize(16 << 10))
         .setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
         .setBottommostCompressionType(org.rocksdb.CompressionType.ZSTD_COMPRESSION);

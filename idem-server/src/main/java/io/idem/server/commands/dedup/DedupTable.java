@@ -238,7 +238,7 @@ public final class DedupTable {
                   pendingSinceMillis = now;
                 }
                 lastClaimMillis = now;
-                pending.add(slice, x1, x2, ids[i], owners[i]);
+                pending.add(slice, x1, ids[i], owners[i]);
                 // The id itself is logged, so its hash is not: replay hashes it again.
                 payload.putLong(slice);
                 payload.putShort((short) ids[i].length).put(ids[i]);
@@ -357,7 +357,7 @@ public final class DedupTable {
       byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
       Hash128 h = new Hash128().hash(id);
       addToSlice(slice, h.h1(), h.h2());
-      pending.add(slice, h.h1(), h.h2(), id, owner);
+      pending.add(slice, h.h1(), id, owner);
       return;
     }
     long h1 = b.getLong();
@@ -435,7 +435,7 @@ public final class DedupTable {
       if (s != null) {
         s.items--;
       }
-      int off = pending.find(h1, h2, id, slice);
+      int off = pending.find(h1, id, slice);
       if (off >= 0 && pending.slice(off) == slice) {
         pending.release(off);
       }
@@ -471,11 +471,11 @@ public final class DedupTable {
           if (p == null) {
             continue;
           }
-          int off = p.find(h1, h2, id, minSlice);
+          int off = p.find(h1, id, minSlice);
           if (off >= 0) {
             return new Held(p.slice(off), p.owner(off), p, off);
           }
-          mentioned |= p.releasedHere(h1, h2, id, minSlice);
+          mentioned |= p.releasedHere(h1, id, minSlice);
         }
         if (mentioned) {
           return null;
@@ -698,7 +698,7 @@ public final class DedupTable {
           if (p.isReleased(off) && p.slice(off) >= flushFloor) {
             byte[] id = p.id(off);
             h.hash(id);
-            if (!p.holds(h.h1(), h.h2(), id, p.slice(off))) {
+            if (!p.holds(h.h1(), id, p.slice(off))) {
               fix.add(new RowChange.Delete(rowKey(p.slice(off), id)));
             }
           }
@@ -719,7 +719,7 @@ public final class DedupTable {
           off -> {
             byte[] id = p.id(off);
             h.hash(id);
-            int at = pending.add(p.slice(off), h.h1(), h.h2(), id, p.owner(off));
+            int at = pending.add(p.slice(off), h.h1(), id, p.owner(off));
             if (p.isReleased(off)) {
               pending.release(at); // kept: its row may be in the store, the next write deletes it
             }

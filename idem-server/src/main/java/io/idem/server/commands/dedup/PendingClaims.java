@@ -15,17 +15,16 @@ final class PendingClaims {
 
   private byte[] arena = new byte[0];
   private int used;
-  private long[] h1s = new long[0];
-  private long[] h2s = new long[0];
-  private int[] at = new int[0];
+
+  /**
+   * Open addressing by the id's hash h1: slot i holds 0 (free) or the high 32 bits of h1 over the
+   * record's offset + 1. One array, so a probe is one cache miss; the id itself is compared in the
+   * arena only when those 32 bits match.
+   */
+  private long[] index = new long[0];
+
   private int count;
   private int released;
-
-  private static int[] filled(int n) {
-    int[] a = new int[n];
-    Arrays.fill(a, -1);
-    return a;
-  }
 
   int count() {
     return count;
@@ -37,12 +36,24 @@ final class PendingClaims {
   }
 
   long bytes() {
-    return arena.length + h1s.length * 20L;
+    return arena.length + index.length * 8L;
+  }
+
+  private static long entry(long h1, int off) {
+    return (h1 & 0xffff_ffff_0000_0000L) | (off + 1L);
+  }
+
+  private static int offsetOf(long entry) {
+    return (int) entry - 1;
+  }
+
+  private static boolean sameHash(long entry, long h1) {
+    return ((entry ^ h1) & 0xffff_ffff_0000_0000L) == 0;
   }
 
   /** Adds a claim the table found absent; returns its offset. */
-  int add(long slice, long h1, long h2, byte[] id, byte[] owner) {
-    if ((count + 1) * 2 > at.length) {
+  int add(long slice, long h1, byte[] id, byte[] owner) {
+    if ((count + 1) * 2 > index.length) {
       grow();
     }
     int need = 8 + 2 + id.length + 1 + owner.length + 1;
@@ -59,66 +70,61 @@ final class PendingClaims {
     System.arraycopy(owner, 0, arena, o + 1, owner.length);
     arena[o + 1 + owner.length] = 0;
     used += need;
-    insert(h1, h2, off);
+    insert(entry(h1, off), h1);
     count++;
     return off;
   }
 
   /** Sink for {@link #touch}: keeps its loads from being optimized away. */
-  private int touched;
+  private long touched;
 
   /**
    * Reads the index slots these ids start at, before they are added one by one: independent loads
    * wait for memory together, and the adds then find their slots in cache.
    */
   void touch(long[] h1) {
-    int mask = at.length - 1;
+    int mask = index.length - 1;
     if (mask < 0) {
       return;
     }
-    int sum = 0;
+    long sum = 0;
     for (long h : h1) {
-      sum += at[(int) h & mask];
+      sum += index[(int) h & mask];
     }
     touched += sum;
   }
 
-  private void insert(long h1, long h2, int off) {
-    int mask = at.length - 1;
+  private void insert(long entry, long h1) {
+    int mask = index.length - 1;
     int i = (int) h1 & mask;
-    while (at[i] >= 0) {
+    while (index[i] != 0) {
       i = (i + 1) & mask;
     }
-    h1s[i] = h1;
-    h2s[i] = h2;
-    at[i] = off;
+    index[i] = entry;
   }
 
   private void grow() {
-    long[] oh1 = h1s;
-    long[] oh2 = h2s;
-    int[] oat = at;
-    int n = Math.max(16, at.length * 2);
-    h1s = new long[n];
-    h2s = new long[n];
-    at = filled(n);
-    for (int i = 0; i < oat.length; i++) {
-      if (oat[i] >= 0) {
-        insert(oh1[i], oh2[i], oat[i]);
+    long[] old = index;
+    index = new long[Math.max(16, old.length * 2)];
+    // A slot comes from h1's low bits, which an entry does not keep: hash each id again.
+    io.idem.core.hash.Hash128 h = new io.idem.core.hash.Hash128();
+    for (long e : old) {
+      if (e != 0) {
+        int off = offsetOf(e);
+        insert(e, h.hash(arena, off + 10, idLength(off)).h1());
       }
     }
   }
 
   /** The offset of the id's record that is not released, in a slice at or above min, or -1. */
-  int find(long h1, long h2, byte[] id, long minSlice) {
+  int find(long h1, byte[] id, long minSlice) {
     if (count == 0) {
       return -1;
     }
-    int mask = at.length - 1;
-    for (int i = (int) h1 & mask; at[i] >= 0; i = (i + 1) & mask) {
-      int off = at[i];
-      if (h1s[i] == h1
-          && h2s[i] == h2
+    int mask = index.length - 1;
+    for (int i = (int) h1 & mask; index[i] != 0; i = (i + 1) & mask) {
+      int off = offsetOf(index[i]);
+      if (sameHash(index[i], h1)
           && idEquals(off, id)
           && !isReleased(off)
           && slice(off) >= minSlice) {
@@ -129,21 +135,20 @@ final class PendingClaims {
   }
 
   /** Whether a record of the id not released is here in exactly this slice. */
-  boolean holds(long h1, long h2, byte[] id, long slice) {
-    int off = find(h1, h2, id, slice);
+  boolean holds(long h1, byte[] id, long slice) {
+    int off = find(h1, id, slice);
     return off >= 0 && slice(off) == slice;
   }
 
   /** Whether a released record of the id is here, in a slice at or above min. */
-  boolean releasedHere(long h1, long h2, byte[] id, long minSlice) {
+  boolean releasedHere(long h1, byte[] id, long minSlice) {
     if (count == 0) {
       return false;
     }
-    int mask = at.length - 1;
-    for (int i = (int) h1 & mask; at[i] >= 0; i = (i + 1) & mask) {
-      int off = at[i];
-      if (h1s[i] == h1
-          && h2s[i] == h2
+    int mask = index.length - 1;
+    for (int i = (int) h1 & mask; index[i] != 0; i = (i + 1) & mask) {
+      int off = offsetOf(index[i]);
+      if (sameHash(index[i], h1)
           && idEquals(off, id)
           && isReleased(off)
           && slice(off) >= minSlice) {
@@ -237,7 +242,7 @@ final class PendingClaims {
       if (slice >= floor) {
         byte[] id = Arrays.copyOfRange(a, off + 10, off + 10 + idLength);
         h.hash(id);
-        int at = add(slice, h.h1(), h.h2(), id, Arrays.copyOfRange(a, o + 1, end));
+        int at = add(slice, h.h1(), id, Arrays.copyOfRange(a, o + 1, end));
         if (a[end] == 1) {
           release(at);
         }

@@ -1,6 +1,5 @@
 package io.idem.server.engine;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.jspecify.annotations.Nullable;
@@ -11,23 +10,19 @@ final class MemoryRows implements Rows {
   private final ConcurrentSkipListMap<byte[], byte[]> rows =
       new ConcurrentSkipListMap<>(Arrays::compareUnsigned);
 
-  private static byte[] scoped(long id, byte[] key) {
-    return ByteBuffer.allocate(8 + key.length).putLong(id).put(key).array();
-  }
-
   void apply(long id, Iterable<RowChange> changes) {
     for (RowChange c : changes) {
       switch (c) {
-        case RowChange.Put p -> rows.put(scoped(id, p.key()), p.value().clone());
-        case RowChange.Delete d -> rows.remove(scoped(id, d.key()));
+        case RowChange.Put p -> rows.put(Rows.scopedKey(id, p.key()), p.value().clone());
+        case RowChange.Delete d -> rows.remove(Rows.scopedKey(id, d.key()));
         case RowChange.DeleteRange r ->
-            rows.subMap(scoped(id, r.from()), scoped(id, r.to())).clear();
+            rows.subMap(Rows.scopedKey(id, r.from()), Rows.scopedKey(id, r.to())).clear();
       }
     }
   }
 
   void dropValue(long id) {
-    rows.subMap(scoped(id, new byte[0]), scoped(id + 1, new byte[0])).clear();
+    rows.subMap(Rows.scopedKey(id, new byte[0]), Rows.scopedKey(id + 1, new byte[0])).clear();
   }
 
   void clear() {
@@ -36,7 +31,7 @@ final class MemoryRows implements Rows {
 
   @Override
   public byte @Nullable [] get(long valueId, byte[] key) {
-    return rows.get(scoped(valueId, key));
+    return rows.get(Rows.scopedKey(valueId, key));
   }
 
   @Override
@@ -53,7 +48,8 @@ final class MemoryRows implements Rows {
   public long approximateBytes(long valueId) {
     long n = 0;
     for (var e :
-        rows.subMap(scoped(valueId, new byte[0]), scoped(valueId + 1, new byte[0])).entrySet()) {
+        rows.subMap(Rows.scopedKey(valueId, new byte[0]), Rows.scopedKey(valueId + 1, new byte[0]))
+            .entrySet()) {
       n += e.getKey().length + e.getValue().length;
     }
     return n;

@@ -9,6 +9,14 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Rows {
 
+  /**
+   * A row's key in a store shared by every value: the value's id (u64, big-endian) then the row's
+   * own key, so a value's rows are one contiguous range and go with one range delete.
+   */
+  static byte[] scopedKey(long valueId, byte[] key) {
+    return java.nio.ByteBuffer.allocate(8 + key.length).putLong(valueId).put(key).array();
+  }
+
   /** The row's value, or null if there is none. */
   byte @Nullable [] get(long valueId, byte[] key);
 

@@ -610,16 +610,16 @@ public final class RocksStore implements Journal {
     for (int i = 0; i < n; i++) {
       switch (changes[i]) {
         case RowChange.Put p -> {
-          keys[i] = rowKey(id, p.key());
+          keys[i] = Rows.scopedKey(id, p.key());
           shown[i] = p.value();
           unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
         }
         case RowChange.Delete d -> {
-          keys[i] = rowKey(id, d.key());
+          keys[i] = Rows.scopedKey(id, d.key());
           shown[i] = NO_ROW;
           unwrittenRows.put(ByteBuffer.wrap(keys[i]), NO_ROW);
         }
-        case RowChange.DeleteRange r -> keys[i] = rowKey(id, r.from()); // see RowChange
+        case RowChange.DeleteRange r -> keys[i] = Rows.scopedKey(id, r.from()); // see RowChange
       }
     }
     return append(
@@ -630,7 +630,8 @@ public final class RocksStore implements Journal {
             switch (changes[i]) {
               case RowChange.Put p -> b.put(rowsCf, keys[i], p.value());
               case RowChange.Delete d -> b.delete(rowsCf, keys[i]);
-              case RowChange.DeleteRange r -> b.deleteRange(rowsCf, keys[i], rowKey(id, r.to()));
+              case RowChange.DeleteRange r ->
+                  b.deleteRange(rowsCf, keys[i], Rows.scopedKey(id, r.to()));
             }
           }
         },
@@ -655,10 +656,11 @@ public final class RocksStore implements Journal {
       throws RocksDBException {
     for (RowChange c : changes) {
       switch (c) {
-        case RowChange.Put p -> b.put(rowsCf, rowKey(valueId, p.key()), p.value());
-        case RowChange.Delete d -> b.delete(rowsCf, rowKey(valueId, d.key()));
+        case RowChange.Put p -> b.put(rowsCf, Rows.scopedKey(valueId, p.key()), p.value());
+        case RowChange.Delete d -> b.delete(rowsCf, Rows.scopedKey(valueId, d.key()));
         case RowChange.DeleteRange r ->
-            b.deleteRange(rowsCf, rowKey(valueId, r.from()), rowKey(valueId, r.to()));
+            b.deleteRange(
+                rowsCf, Rows.scopedKey(valueId, r.from()), Rows.scopedKey(valueId, r.to()));
       }
     }
   }
@@ -689,7 +691,7 @@ public final class RocksStore implements Journal {
       new Rows() {
         @Override
         public byte @Nullable [] get(long valueId, byte[] key) {
-          byte[] k = rowKey(valueId, key);
+          byte[] k = Rows.scopedKey(valueId, key);
           byte[] unwritten = unwrittenRows.get(ByteBuffer.wrap(k));
           if (unwritten != null) {
             return unwritten == NO_ROW ? null : unwritten;
@@ -1198,10 +1200,6 @@ public final class RocksStore implements Journal {
 
   static byte[] seqKey(long seq) {
     return ByteBuffer.allocate(8).putLong(seq).array();
-  }
-
-  static byte[] rowKey(long id, byte[] key) {
-    return ByteBuffer.allocate(8 + key.length).putLong(id).put(key).array();
   }
 
   static byte[] chunkKey(long id, long version, int index) {

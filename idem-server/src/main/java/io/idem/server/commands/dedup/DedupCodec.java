@@ -289,6 +289,14 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
           });
       throw e;
     }
+    return finishWrite(engine, entry, t);
+  }
+
+  /**
+   * The background write's last step, once its rows are in the store: logs what undoes its races,
+   * or drops the rows again if the table was deleted meanwhile. Whether the table is still live.
+   */
+  static boolean finishWrite(Engine engine, Entry entry, DedupTable t) {
     Boolean still =
         engine.writeEntry(
             entry,

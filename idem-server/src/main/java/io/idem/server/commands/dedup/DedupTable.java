@@ -460,24 +460,22 @@ public final class DedupTable {
   private @Nullable Held findHeld(
       Rows rows, long valueId, byte[] id, long h1, long h2, long minSlice) {
     boolean pendingChecked = false;
-    for (long slice : slices.tailMap(minSlice, true).descendingKeySet()) {
-      if (!slices.get(slice).filter.mightContain(h1, h2)) {
+    for (Map.Entry<Long, Slice> e : slices.tailMap(minSlice, true).descendingMap().entrySet()) {
+      if (!e.getValue().filter.mightContain(h1, h2)) {
         continue;
       }
+      long slice = e.getKey();
       if (!pendingChecked) {
         pendingChecked = true;
-        boolean mentioned = false;
-        for (PendingClaims p : new PendingClaims[] {pending, flushing}) {
-          if (p == null) {
-            continue;
-          }
-          int off = p.find(h1, id, minSlice);
-          if (off >= 0) {
-            return new Held(p.slice(off), p.owner(off), p, off);
-          }
-          mentioned |= p.releasedHere(h1, id, minSlice);
+        Held held = heldIn(pending, id, h1, minSlice);
+        if (held == null && flushing != null) {
+          held = heldIn(flushing, id, h1, minSlice);
         }
-        if (mentioned) {
+        if (held != null) {
+          return held;
+        }
+        if (pending.releasedHere(h1, id, minSlice)
+            || flushing != null && flushing.releasedHere(h1, id, minSlice)) {
           return null;
         }
       }
@@ -487,6 +485,11 @@ public final class DedupTable {
       }
     }
     return null;
+  }
+
+  private static @Nullable Held heldIn(PendingClaims p, byte[] id, long h1, long minSlice) {
+    int off = p.find(h1, id, minSlice);
+    return off < 0 ? null : new Held(p.slice(off), p.owner(off), p, off);
   }
 
   /** Whether the id is claimed in a live slice (in filter mode: may be). Changes nothing. */

@@ -3,7 +3,6 @@ package io.idem.server.commands.dedup;
 import io.idem.server.command.CommandException;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
-import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /** What the DEDUP.* handlers share. */
@@ -37,9 +36,5 @@ final class Dedups {
 
   static String modeName(DedupTable.Mode m) {
     return m.name().toLowerCase(java.util.Locale.ROOT);
-  }
-
-  static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
   }
 }

@@ -26,15 +26,7 @@ public final class BackgroundSteps {
     Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
     DedupTable t = (DedupTable) e.value();
     engine.rows().writeNow(e.id(), puts);
-    engine.writeEntry(
-        e,
-        tx -> {
-          List<RowChange> fix = t.finishFlush();
-          if (!fix.isEmpty()) {
-            tx.log(DedupCodec.OP_ROWS, new byte[0], fix);
-          }
-          return Boolean.TRUE;
-        });
+    DedupCodec.finishWrite(engine, e, t);
   }
 
   /** Claims pending in memory (not yet rows), including those being written. */

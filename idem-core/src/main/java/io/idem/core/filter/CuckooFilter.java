@@ -174,20 +174,53 @@ public final class CuckooFilter implements MembershipFilter {
     }
   }
 
-  /** The shape {@link #create} gives: the narrowest fingerprint that meets the rate. */
+  /**
+   * The shape {@link #create} gives: the fewest bits that meet the rate at capacity. Each width
+   * needs enough buckets for the load the kicks reach, and as many more as keep the slots a lookup
+   * compares few enough for the rate; the smallest of those tables wins. Rounding the width up to
+   * the next whole bit costs a bit a slot, where a few more buckets often cost less. Tables below
+   * half the kicks' load are not considered: a wider fingerprint is the better trade there.
+   */
   public static Sizing sizing(long capacity, double errorRate, int bucketSize, int maxIterations) {
     checkArgument(errorRate > 0 && errorRate < 1, "error rate (%s) must be in (0, 1)", errorRate);
-    long buckets = buckets(capacity, bucketSize, maxIterations);
+    long fewest = buckets(capacity, bucketSize, maxIterations);
+    Sizing best = null;
     for (int f = minFingerprintBits(bucketSize); f <= MAX_FINGERPRINT_BITS; f++) {
-      double rate = expectedRate(capacity, buckets, f);
-      if (rate <= errorRate) {
-        return checked(new Sizing(capacity, bucketSize, buckets, f, rate));
+      long buckets = bucketsForRate(capacity, errorRate, f, fewest);
+      if (buckets > 0 && buckets <= 2 * fewest) {
+        Sizing s = new Sizing(capacity, bucketSize, buckets, f, expectedRate(capacity, buckets, f));
+        if (best == null || s.bits() < best.bits()) {
+          best = s;
+        }
       }
     }
-    throw new IllegalArgumentException(
-        String.format(
-            "error rate (%s) is below what %s-bit fingerprints reach (%s)",
-            errorRate, MAX_FINGERPRINT_BITS, expectedRate(capacity, buckets, 32)));
+    if (best == null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "error rate (%s) is below what %s-bit fingerprints reach (%s)",
+              errorRate, MAX_FINGERPRINT_BITS, expectedRate(capacity, fewest, 32)));
+    }
+    return checked(best);
+  }
+
+  /** The fewest buckets, at least {@code fewest}, with which f-bit fingerprints meet the rate. */
+  private static long bucketsForRate(long capacity, double errorRate, int f, long fewest) {
+    if (expectedRate(capacity, fewest, f) <= errorRate) {
+      return fewest;
+    }
+    // The rate grows with the slots compared, 2 * capacity / buckets: solve for buckets, then
+    // step past rounding.
+    double compared =
+        f == 1 ? errorRate : Math.log1p(-errorRate) / Math.log1p(-1.0 / ((1L << f) - 1));
+    double buckets = Math.ceil(2.0 * capacity / compared);
+    if (!(buckets < 4.0 * fewest)) {
+      return -1;
+    }
+    long b = (long) buckets;
+    while (expectedRate(capacity, b, f) > errorRate) {
+      b++;
+    }
+    return b;
   }
 
   public static Sizing sizingWithFingerprintBits(

@@ -379,10 +379,37 @@ class CuckooFilterTest {
     assertThat(loose.fingerprintBits()).isLessThan(tight.fingerprintBits());
     assertThat(loose.expectedRate()).isLessThanOrEqualTo(0.01);
     assertThat(tight.expectedRate()).isLessThanOrEqualTo(0.0001);
-    // The narrowest width that meets the rate: one bit fewer would not.
+    // One bit fewer would not meet the rate at the same buckets.
     assertThat(CuckooFilter.expectedRate(1_000_000, loose.buckets(), loose.fingerprintBits() - 1))
         .isGreaterThan(0.01);
     assertThat(Long.bitCount(loose.buckets())).isGreaterThan(1); // not a power of two
+  }
+
+  @Test
+  void sizing_takesTheSmallestTableThatMeetsTheRate() {
+    // 1e-6 / 9 with 4-slot buckets: 26 bits need about 1 % more buckets than the kicks' load
+    // asks for, which is less than the 27th bit.
+    long capacity = 12_500_000;
+    double rate = 1e-6 / 9;
+    long fewest = CuckooFilter.buckets(capacity, 4, 500);
+    CuckooFilter.Sizing s = CuckooFilter.sizing(capacity, rate, 4, 500);
+    assertThat(s.fingerprintBits()).isEqualTo(26);
+    assertThat(s.buckets()).isBetween(fewest + 1, fewest + fewest / 50);
+    assertThat(s.expectedRate()).isLessThanOrEqualTo(rate);
+    assertThat(CuckooFilter.expectedRate(capacity, s.buckets() - 1, 26)).isGreaterThan(rate);
+    // Every other width's smallest table that meets the rate (up to 4 times the buckets) is
+    // larger.
+    for (int f = 1; f <= CuckooFilter.MAX_FINGERPRINT_BITS; f++) {
+      if (f != 26) {
+        long buckets = fewest;
+        while (CuckooFilter.expectedRate(capacity, buckets, f) > rate && buckets < 4 * fewest) {
+          buckets += fewest / 1000;
+        }
+        if (CuckooFilter.expectedRate(capacity, buckets, f) <= rate) {
+          assertThat(buckets * f).as("%s bits", f).isGreaterThan(s.buckets() * 26);
+        }
+      }
+    }
   }
 
   @Test

@@ -64,6 +64,19 @@ final class JsonWriter {
     return this;
   }
 
+  /** A string value made of what a key may hold, so that it needs no escaping. */
+  JsonWriter value(String word) {
+    checkArgument(PLAIN_KEY.matcher(word).matches(), "value (%s) must be plain", word);
+    separate();
+    json.append('"').append(word).append('"');
+    needsComma = true;
+    return this;
+  }
+
+  JsonWriter field(String key, String word) {
+    return key(key).value(word);
+  }
+
   JsonWriter field(String key, long value) {
     return key(key).value(value);
   }

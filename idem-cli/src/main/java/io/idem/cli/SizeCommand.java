@@ -443,6 +443,7 @@ final class SizeCommand implements Callable<Integer> {
     w.field("slices", p.slices()).field("liveSlices", DedupSizing.maxLiveSlices(p));
     w.field("sliceCapacity", DedupSizing.sliceCapacity(p));
     w.field("sliceErrorRate", DedupSizing.sliceErrorRate(p));
+    w.field("sliceFilter", DedupSizing.sliceFilter(p));
     w.field("sliceBytes", DedupSizing.sliceBytes(p));
     w.field("bits", bytes * 8).field("bytes", bytes);
     w.field("bitsPerItem", bytes * 8.0 / p.capacity());
@@ -624,10 +625,12 @@ final class SizeCommand implements Callable<Integer> {
     return s.toString();
   }
 
-  /** "9 live slices' filters of 360000000 claims at 0.01, 498 MiB each". */
+  /** "9 live slices' bloom filters of 360000000 claims at 0.01, 498 MiB each". */
   private static String sliceFilters(Params p) {
     return DedupSizing.maxLiveSlices(p)
-        + " live slices' filters of "
+        + " live slices' "
+        + DedupSizing.sliceFilter(p)
+        + " filters of "
         + DedupSizing.sliceCapacity(p)
         + " claims at "
         + Text.decimal(DedupSizing.sliceErrorRate(p), 3)

@@ -6,7 +6,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A strict parser for the JSON idem writes (objects, arrays, numbers, plain keys): tests only. */
+/**
+ * A strict parser for the JSON idem writes (objects, arrays, numbers, plain keys and plain string
+ * values): tests only.
+ */
 final class MiniJson {
   private final String s;
   private int i;
@@ -32,6 +35,9 @@ final class MiniJson {
     }
     if (c == '[') {
       return array();
+    }
+    if (c == '"') {
+      return key(); // idem writes only plain words as strings
     }
     return number();
   }

@@ -7,6 +7,7 @@ import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.commands.dedup.DedupSizing;
+import io.idem.server.commands.dedup.DedupTable;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import java.math.BigDecimal;
 import java.util.List;
@@ -250,9 +251,10 @@ class SizeCommandTest {
     assertThat(integer(json, "bytes")).isEqualTo(bytes);
     assertThat(integer(json, "bits")).isEqualTo(bytes * 8);
     assertThat(decimal(json, "bitsPerItem")).isEqualTo(bytes * 8.0 / p.capacity());
-    // What a slice's filter is built with (DedupTable.newSlice): the core's first layer, live
-    // slices times over.
-    long slice =
+    // What a slice's filter is built with (DedupTable.newSlice), live slices times over: the
+    // core's scalable Bloom filter's first layer or, where smaller for FILTER, a cuckoo filter of
+    // 4-slot buckets with 500 kicks.
+    long bloom =
         ScalableBloomFilter.layerSizing(
                 DedupSizing.sliceCapacity(p),
                 DedupSizing.sliceErrorRate(p),
@@ -260,6 +262,17 @@ class SizeCommandTest {
                 true,
                 0)
             .bytes();
+    long slice = bloom;
+    if (p.mode() == DedupTable.Mode.FILTER) {
+      long cuckoo =
+          CuckooFilter.sizing(DedupSizing.sliceCapacity(p), DedupSizing.sliceErrorRate(p), 4, 500)
+              .bytes();
+      slice = Math.min(bloom, cuckoo);
+      assertThat(json.get("sliceFilter")).isEqualTo(cuckoo <= bloom ? "cuckoo" : "bloom");
+    } else {
+      assertThat(json.get("sliceFilter")).isEqualTo("bloom");
+    }
+    assertThat(integer(json, "sliceBytes")).isEqualTo(slice);
     assertThat(bytes).isEqualTo(DedupSizing.maxLiveSlices(p) * slice);
   }
 
@@ -326,12 +339,12 @@ class SizeCommandTest {
                 "24h",
                 "--json"));
 
-    // docs/commands/dedup.md, "Choosing a mode": 8 slices, 13.06 and 61.21 bits per id.
+    // docs/commands/dedup.md, "Choosing a mode": 8 slices, 13.06 and 31.38 bits per id.
     Map<String, Object> exact = object(json, "dedup-exact");
     assertThat(integer(exact, "sliceCapacity")).isEqualTo(360_000_000L);
     assertThat(decimal(exact, "bitsPerItem")).isCloseTo(13.06, within(0.005));
     assertThat(decimal(object(json, "dedup-filter"), "bitsPerItem"))
-        .isCloseTo(61.21, within(0.005));
+        .isCloseTo(31.38, within(0.005));
   }
 
   @Test
@@ -407,10 +420,12 @@ class SizeCommandTest {
         .containsPattern(
             "\ndedup-exact +" + exact * 8 + " +" + exact + " +\\S+ \\S+ +13.06 +- +-\n")
         .containsPattern(
-            "\ndedup-filter +" + filter * 8 + " +" + filter + " +\\S+ \\S+ +19.43 +2.92 +-\n")
+            "\ndedup-filter +" + filter * 8 + " +" + filter + " +\\S+ \\S+ +15.56 +2.34 +-\n")
         .containsPattern("\ndedup-recent +" + slots * 192 + " +" + slots * 24 + " ")
         .contains(
-            "\ndedup-exact: the in-memory index, 9 live slices' filters of 450000 claims at 0.01, ")
+            "\ndedup-exact: the in-memory index, 9 live slices' bloom filters of 450000 claims at"
+                + " 0.01, ")
+        .contains("\ndedup-filter: 9 live slices' cuckoo filters of 450000 claims at 0.00111, ")
         .contains("the rows live on disk: one RocksDB row per claim")
         .contains("so each gets E / 9 and together they stay within E\n")
         .contains(

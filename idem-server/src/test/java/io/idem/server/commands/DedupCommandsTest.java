@@ -308,6 +308,49 @@ class DedupCommandsTest {
   }
 
   @Test
+  void filterMode_aSliceGrowsPastItsShare_untilItsLimit() {
+    // A slice's share is one claim here: its cuckoo filter adds a table of the same size each
+    // time its kicks fail, up to 32 tables. (A low rate: no new id here is taken for a duplicate.)
+    h.call("DEDUP.RESERVE", "f", "8h", "FILTER", "0.000001", "8");
+    assertThat(h.show("DEDUP.INFO", "f")).contains("Slice filter=cuckoo");
+    int claimed = 0;
+    String reply;
+    while ((reply = h.show("DEDUP.CLAIM", "f", "id" + claimed, "o")).equals("[new, (nil)]")) {
+      claimed++;
+    }
+    assertThat(reply)
+        .isEqualTo(
+            "(error) ERR a slice's filter is full: reserve the table with a larger capacity");
+    // Far past its share, and every claim made is still known; the refused one was not made.
+    assertThat(claimed).isGreaterThan(32);
+    assertThat(h.show("DEDUP.INFO", "f")).contains("Items=(integer) " + claimed);
+    for (int i = 0; i < claimed; i++) {
+      assertThat(h.show("DEDUP.EXISTS", "f", "id" + i)).as("id%d", i).isEqualTo("(integer) 1");
+    }
+    assertThat(h.show("DEDUP.EXISTS", "f", "id" + claimed)).isEqualTo("(integer) 0");
+    // The next slice has room again.
+    clock.set(T0 + HOUR);
+    assertThat(h.show("DEDUP.CLAIM", "f", "id" + claimed, "o")).isEqualTo("[new, (nil)]");
+  }
+
+  @Test
+  void filterMode_aSliceGrowsOnlyIfTheMemoryFits() {
+    h.call("DEDUP.RESERVE", "f", "8h", "FILTER", "0.000001", "8000"); // 1000 claims a slice
+    h.call("DEDUP.CLAIM", "f", "id0", "o");
+    h.engine.setMaxMemory(h.engine.usedMemory() + 1024); // less than a slice's table, 3.5 KB
+    int claimed = 1;
+    String reply;
+    while ((reply = h.show("DEDUP.CLAIM", "f", "id" + claimed, "o")).equals("[new, (nil)]")) {
+      claimed++;
+    }
+    assertThat(reply).isEqualTo("(error) ERR Insufficient memory for the dedup table");
+    assertThat(claimed).isGreaterThan(900); // the table filled first
+    assertThat(h.show("DEDUP.INFO", "f")).contains("Items=(integer) " + claimed);
+    h.engine.setMaxMemory(0);
+    assertThat(h.show("DEDUP.CLAIM", "f", "id" + claimed, "o")).isEqualTo("[new, (nil)]");
+  }
+
+  @Test
   void recentMode_retryAndDuplicate_andForgetsUnderPressure() {
     h.call("DEDUP.RESERVE", "r", "1h", "RECENT", "1");
     assertThat(h.show("DEDUP.CLAIM", "r", "a", "o1")).isEqualTo("[new, \"o1\"]");

@@ -39,6 +39,8 @@ final class DedupArgs {
   static final String NO_MEMORY = "ERR Insufficient memory for the dedup table";
   static final String SLICE_TOO_LARGE =
       "ERR a slice's filter would be larger than 16 GiB: use more SLICES or a smaller capacity";
+  static final String SLICE_FULL =
+      "ERR a slice's filter is full: reserve the table with a larger capacity";
   static final String NO_RELEASE =
       "ERR a FILTER table keeps no owners, so a claim cannot be released";
 

@@ -1,5 +1,7 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.MembershipFilter;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
@@ -39,10 +41,12 @@ import java.util.Map;
  * 4   ROWS     nothing resident: row deletes that undo a background write's races
  * </pre>
  *
- * <p>Snapshot, version 1: u8 1 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
- * items | u8 has filter | the filter in its own format | by mode: recent u64 slot count, then three
- * u64 per slot; exact u8 arenas (1 or 2: the claims being written, then the pending) | per arena
- * u32 bytes | the claims as {@link PendingClaims} lays them out, released ones included.
+ * <p>Snapshot, version 2: u8 2 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
+ * items | u8 filter kind (0 none, 1 scalable Bloom, 2 cuckoo) | the filter in its own format | by
+ * mode: recent u64 slot count, then three u64 per slot; exact u8 arenas (1 or 2: the claims being
+ * written, then the pending) | per arena u32 bytes | the claims as {@link PendingClaims} lays them
+ * out, released ones included. Version 1 is the same without kind 2 (FILTER slices were Bloom
+ * filters then); it is still read.
  */
 public final class DedupCodec implements ValueCodec<DedupTable> {
 
@@ -55,7 +59,10 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   static final byte OP_RELEASE = 2;
   static final byte OP_ADVANCE = 3;
   static final byte OP_ROWS = 4;
-  private static final int SNAPSHOT_VERSION = 1;
+  private static final int SNAPSHOT_VERSION = 2;
+  private static final int NO_FILTER = 0;
+  private static final int BLOOM = 1;
+  private static final int CUCKOO = 2;
   static final int RECIPE_BYTES = 1 + 8 + 4 + 8 + 8 + 8 + 8;
 
   private DedupCodec() {}
@@ -153,8 +160,14 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     for (Map.Entry<Long, DedupTable.Slice> e : live.entrySet()) {
       out.writeLong(e.getKey());
       out.writeLong(e.getValue().items);
-      ScalableBloomFilter f = e.getValue().filter;
-      out.writeByte(f == null ? 0 : 1);
+      MembershipFilter f = e.getValue().filter;
+      out.writeByte(
+          switch (f) {
+            case null -> NO_FILTER;
+            case ScalableBloomFilter b -> BLOOM;
+            case CuckooFilter c -> CUCKOO;
+            default -> throw new IllegalStateException("slice filter " + f.getClass());
+          });
       if (f != null) {
         out.flush();
         f.writeTo(os);
@@ -181,8 +194,9 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   public DedupTable read(InputStream is, long maxBytes) throws IOException {
     DataInputStream in = new DataInputStream(is);
     int version = in.readUnsignedByte();
-    if (version != SNAPSHOT_VERSION) {
-      throw new IOException("dedup snapshot version " + version + ", this Idem reads 1");
+    if (version < 1 || version > SNAPSHOT_VERSION) {
+      throw new IOException(
+          "dedup snapshot version " + version + ", this Idem reads 1 to " + SNAPSHOT_VERSION);
     }
     byte[] recipe = new byte[RECIPE_BYTES];
     in.readFully(recipe);
@@ -205,11 +219,20 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     for (int i = 0; i < n; i++) {
       long index = in.readLong();
       long items = in.readLong();
-      int hasFilter = in.readUnsignedByte();
-      if (index < floor || items < 0 || hasFilter > 1 || (hasFilter == 1) == (t.slots() != null)) {
+      int kind = in.readUnsignedByte();
+      boolean kindFits =
+          t.slots() != null
+              ? kind == NO_FILTER
+              : kind == BLOOM || kind == CUCKOO && version >= 2 && t.params.mode() == Mode.FILTER;
+      if (index < floor || items < 0 || !kindFits) {
         throw new IOException("corrupt dedup snapshot slice " + index);
       }
-      ScalableBloomFilter f = hasFilter == 1 ? ScalableBloomFilter.readFrom(in, budget) : null;
+      MembershipFilter f =
+          switch (kind) {
+            case BLOOM -> ScalableBloomFilter.readFrom(in, budget);
+            case CUCKOO -> CuckooFilter.readFrom(in, budget);
+            default -> null;
+          };
       if (f != null) {
         budget -= f.sizeInBytes();
       }

@@ -33,6 +33,7 @@ public final class DedupInfoCommand implements Handler {
                 case FILTER -> {
                   add(r, "Capacity", Reply.integer(p.capacity()));
                   add(r, "Error rate", new Reply.Double(p.errorRate()));
+                  add(r, "Slice filter", Reply.simple(DedupSizing.sliceFilter(p)));
                   add(
                       r,
                       "Estimated false positive rate",

@@ -93,6 +93,14 @@ public final class DedupSizing {
     return DedupTable.sliceErrorRate(p);
   }
 
+  /**
+   * EXACT and FILTER: the kind of a slice's filter, {@code bloom} or {@code cuckoo} (FILTER tables
+   * take the smaller one).
+   */
+  public static String sliceFilter(Params p) {
+    return DedupTable.cuckooSlices(p) ? "cuckoo" : "bloom";
+  }
+
   /** EXACT and FILTER: the bytes of a new slice's filter (Long.MAX_VALUE if no array holds it). */
   public static long sliceBytes(Params p) {
     return DedupTable.firstLayerBytes(p);

@@ -1,5 +1,8 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.FilterFullException;
+import io.idem.core.filter.MembershipFilter;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.CommandException;
@@ -31,8 +34,10 @@ import org.jspecify.annotations.Nullable;
  *       filter of its ids in memory (1 % overall, its first layer at 0.5 %: about 1.5 bytes an id)
  *       so that a new id, the common case, costs no read: only ids a filter may hold (a few percent
  *       of new ids, with several live slices) are looked up.
- *   <li>FILTER: each live slice is a Bloom filter at the table's rate divided among the live
- *       slices. No owners: a repeated id is a duplicate, never a retry; a claim cannot be released.
+ *   <li>FILTER: each live slice is a filter at the table's rate divided among the live slices: a
+ *       cuckoo filter (4 fingerprints a bucket), or a scalable Bloom filter where that is smaller
+ *       (rates of about 1 % and more) or the rate needs fingerprints over 32 bits. No owners: a
+ *       repeated id is a duplicate, never a retry; a claim cannot be released.
  *   <li>RECENT: a direct-mapped table of slots, each holding one claim's 128-bit id digest, a
  *       32-bit hash of its owner and its slice: {@link io.idem.core.filter.RecentSet}'s design with
  *       an owner and a time. No false positive short of a digest collision; a later claim landing
@@ -77,6 +82,9 @@ public final class DedupTable {
   /** The lowest slice index still live. */
   private long floor;
 
+  /** FILTER: whether new slices get cuckoo filters (see {@link #cuckooSlices}). */
+  private final boolean cuckoo;
+
   /** RECENT: slot i is h1 at 3i, h2 at 3i + 1, and owner hash << 32 | slice - base at 3i + 2. */
   private final long @Nullable [] slots;
 
@@ -106,11 +114,25 @@ public final class DedupTable {
   static final long MAX_PENDING_MILLIS = 10_000;
   static final long MAX_PENDING_BYTES = 256L << 20;
 
+  /**
+   * FILTER slices' cuckoo filters: 4 fingerprints a bucket filled to 94 % with 500 kicks, the
+   * densest of the usual shapes; a slice past its share grows by a table of the same size, so the
+   * rate stays within the table's while the window holds at most its capacity, however the claims
+   * spread over the slices (a lookup's chance of a false match grows with the fingerprints it
+   * compares, which is the claims held over the buckets of one table).
+   */
+  static final int CUCKOO_BUCKET_SIZE = 4;
+
+  static final int CUCKOO_KICKS = 500;
+  static final int CUCKOO_EXPANSION = 1;
+
   static final class Slice {
-    final @Nullable ScalableBloomFilter filter;
+    /** A {@link ScalableBloomFilter} or a {@link CuckooFilter}; null in RECENT mode. */
+    final @Nullable MembershipFilter filter;
+
     long items;
 
-    Slice(@Nullable ScalableBloomFilter filter) {
+    Slice(@Nullable MembershipFilter filter) {
       this.filter = filter;
     }
   }
@@ -120,6 +142,7 @@ public final class DedupTable {
     this.sliceMillis = params.windowMillis() / params.slices();
     this.base = createdSlice;
     this.floor = createdSlice;
+    this.cuckoo = cuckooSlices(params);
     this.slots =
         params.mode() == Mode.RECENT ? new long[Math.toIntExact(params.slots() * 3)] : null;
   }
@@ -233,7 +256,7 @@ public final class DedupTable {
                       Arrays.equals(holder, owners[i]) ? Outcome.RETRY : Outcome.DUPLICATE, holder);
                 }
                 ensureRoom(slice, fits);
-                addToSlice(slice, x1, x2);
+                addToSlice(slice, x1, x2, fits);
                 if (pending.count() == 0) {
                   pendingSinceMillis = now;
                 }
@@ -250,7 +273,7 @@ public final class DedupTable {
                   yield new Claimed(Outcome.DUPLICATE, null);
                 }
                 ensureRoom(slice, fits);
-                addToSlice(slice, x1, x2);
+                addToSlice(slice, x1, x2, fits);
                 payload.putLong(slice).putLong(x1).putLong(x2);
                 yield new Claimed(Outcome.NEW, null);
               }
@@ -281,14 +304,16 @@ public final class DedupTable {
     return out;
   }
 
-  /** Bytes that adding to the slice would allocate now: a new slice or a filter's next layer. */
+  /**
+   * Bytes that adding to the slice would allocate now: a new slice or a Bloom filter's next layer.
+   * A cuckoo filter knows only when an insert fails: {@link #addToSlice} asks then.
+   */
   long growthBytes(long slice) {
     Slice s = slices.get(slice);
     if (s == null) {
       return params.mode() == Mode.RECENT ? 48 : firstLayerBytes();
     }
-    ScalableBloomFilter f = s.filter;
-    if (f == null || !f.layer(f.layerCount() - 1).isFull()) {
+    if (!(s.filter instanceof ScalableBloomFilter f) || !f.layer(f.layerCount() - 1).isFull()) {
       return 0;
     }
     try {
@@ -306,9 +331,36 @@ public final class DedupTable {
 
   /** The bytes of a new slice's filter, or Long.MAX_VALUE if no array holds it. */
   static long firstLayerBytes(Params p) {
+    return cuckooSlices(p) ? cuckooBytes(p) : bloomBytes(p);
+  }
+
+  /**
+   * Whether a FILTER table's slices are cuckoo filters: when one is no larger than the Bloom filter
+   * for the same share of claims and rate. Bloom is kept for rates of about 1 % and more, where it
+   * is as small and faster, and for rates whose fingerprints would pass 32 bits.
+   */
+  static boolean cuckooSlices(Params p) {
+    if (p.mode() != Mode.FILTER) {
+      return false;
+    }
+    long cuckoo = cuckooBytes(p);
+    return cuckoo != Long.MAX_VALUE && cuckoo <= bloomBytes(p);
+  }
+
+  private static long bloomBytes(Params p) {
     try {
       return ScalableBloomFilter.layerSizing(
               sliceCapacity(p), sliceErrorRate(p), ScalableBloomFilter.DEFAULT_EXPANSION, true, 0)
+          .bytes();
+    } catch (IllegalArgumentException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private static long cuckooBytes(Params p) {
+    try {
+      return CuckooFilter.sizing(
+              sliceCapacity(p), sliceErrorRate(p), CUCKOO_BUCKET_SIZE, CUCKOO_KICKS)
           .bytes();
     } catch (IllegalArgumentException e) {
       return Long.MAX_VALUE;
@@ -356,7 +408,7 @@ public final class DedupTable {
       byte[] id = readBytes(b, b.getShort() & 0xffff, DedupArgs.MAX_ID_BYTES);
       byte[] owner = readBytes(b, b.get() & 0xff, DedupArgs.MAX_OWNER_BYTES);
       Hash128 h = new Hash128().hash(id);
-      addToSlice(slice, h.h1(), h.h2());
+      addToSlice(slice, h.h1(), h.h2(), NO_LIMIT);
       pending.add(slice, h.h1(), id, owner);
       return;
     }
@@ -365,9 +417,12 @@ public final class DedupTable {
     if (params.mode() == Mode.RECENT) {
       putSlot(slot(h1), h1, h2, b.getInt(), slice);
     } else {
-      addToSlice(slice, h1, h2);
+      addToSlice(slice, h1, h2, NO_LIMIT);
     }
   }
+
+  /** No memory check: replay allocates what the logged claim did; RECENT allocates nothing. */
+  private static final LongPredicate NO_LIMIT = bytes -> true;
 
   static byte[] readBytes(ByteBuffer b, int n, int max) {
     if (n > max || n > b.remaining()) {
@@ -528,26 +583,53 @@ public final class DedupTable {
     return false;
   }
 
-  private void addToSlice(long slice, long h1, long h2) {
+  /**
+   * Adds a claim the filters were asked about (and found absent, or hold in no other slice) to its
+   * slice's filter.
+   *
+   * @param fits whether a cuckoo filter may add a table when its kicks fail
+   * @throws CommandException if it needs a table it may not add; nothing is changed then
+   */
+  private void addToSlice(long slice, long h1, long h2, LongPredicate fits) {
     Slice s = slices.computeIfAbsent(slice, k -> newSlice());
-    if (s.filter != null) {
-      // The claim found the id absent (or counts it a duplicate in no other slice): no layer needs
-      // asking again.
-      s.filter.addUnchecked(h1, h2);
+    switch (s.filter) {
+      case ScalableBloomFilter f -> f.addUnchecked(h1, h2);
+      case CuckooFilter f -> {
+        try {
+          f.insert(h1, h2, false);
+        } catch (FilterFullException e) {
+          long bytes = f.growthBytes();
+          if (bytes < 0) {
+            throw new CommandException(DedupArgs.SLICE_FULL);
+          }
+          if (!fits.test(bytes)) {
+            throw new CommandException(DedupArgs.NO_MEMORY);
+          }
+          f.insert(h1, h2, true);
+        }
+      }
+      case null -> {} // RECENT: the slots are the table
+      default -> throw new IllegalStateException("slice filter " + s.filter.getClass());
     }
     s.items++;
   }
 
   Slice newSlice() {
-    return switch (params.mode()) {
-      case EXACT, FILTER ->
-          new Slice(
-              ScalableBloomFilter.create(
-                  sliceCapacity(params),
-                  sliceErrorRate(params),
-                  ScalableBloomFilter.DEFAULT_EXPANSION));
-      case RECENT -> new Slice(null);
-    };
+    if (params.mode() == Mode.RECENT) {
+      return new Slice(null);
+    }
+    if (cuckoo) {
+      return new Slice(
+          CuckooFilter.create(
+              sliceCapacity(params),
+              sliceErrorRate(params),
+              CUCKOO_BUCKET_SIZE,
+              CUCKOO_KICKS,
+              CUCKOO_EXPANSION));
+    }
+    return new Slice(
+        ScalableBloomFilter.create(
+            sliceCapacity(params), sliceErrorRate(params), ScalableBloomFilter.DEFAULT_EXPANSION));
   }
 
   /** Expected claims per slice: the window's capacity spread over its slices. */
@@ -612,11 +694,20 @@ public final class DedupTable {
       table = new int[Integer.highestOneBit(n) * 4];
     }
 
-    void ask(ScalableBloomFilter f) {
-      for (int l = 0; l < f.layerCount(); l++) {
-        f.layer(l).mightContainAll(h1, h2, h1.length, answer);
-        for (int i = 0; i < answer.length; i++) {
-          maybe[i] |= answer[i];
+    void ask(MembershipFilter filter) {
+      switch (filter) {
+        case ScalableBloomFilter f -> {
+          for (int l = 0; l < f.layerCount(); l++) {
+            f.layer(l).mightContainAll(h1, h2, h1.length, answer);
+            for (int i = 0; i < answer.length; i++) {
+              maybe[i] |= answer[i];
+            }
+          }
+        }
+        default -> {
+          for (int i = 0; i < maybe.length; i++) {
+            maybe[i] = maybe[i] || filter.mightContain(h1[i], h2[i]);
+          }
         }
       }
     }
@@ -764,7 +855,7 @@ public final class DedupTable {
     slots[i] = h1;
     slots[i + 1] = h2;
     slots[i + 2] = (long) ownerHash << 32 | (slice - base);
-    addToSlice(slice, h1, h2);
+    addToSlice(slice, h1, h2, NO_LIMIT);
   }
 
   private void clearSlot(int slot) {

@@ -31,16 +31,30 @@ class DedupCodecTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * FILTER tables at a rate whose slices are cuckoo filters, and at one where Bloom is smaller (for
+   * slices large enough that Bloom's 512-bit blocks cost nothing).
+   */
+  private static final double CUCKOO_RATE = 0.001;
+
+  private static final double BLOOM_RATE = 0.5;
+  private static final long BLOOM_CAPACITY = 100_000;
+
+  /** Every kind of table: a mode, and for FILTER its slices' kind. */
+  private static final List<Object[]> KINDS =
+      List.of(
+          new Object[] {Mode.EXACT, 0.01, 1000L},
+          new Object[] {Mode.FILTER, CUCKOO_RATE, 1000L},
+          new Object[] {Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY},
+          new Object[] {Mode.RECENT, 0.01, 1000L});
+
   /** A table under key "t" with some claims, one released, some being written. */
   private DedupTable filled(Mode mode) {
-    Params p =
-        new Params(
-            mode,
-            8 * 3_600_000L,
-            8,
-            1000,
-            mode == Mode.FILTER ? 0.001 : 0.01,
-            mode == Mode.RECENT ? 64 : 0);
+    return filled(mode, mode == Mode.FILTER ? CUCKOO_RATE : 0.01, 1000);
+  }
+
+  private DedupTable filled(Mode mode, double rate, long capacity) {
+    Params p = new Params(mode, 8 * 3_600_000L, 8, capacity, rate, mode == Mode.RECENT ? 64 : 0);
     DedupTable t = new DedupTable(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
     engine.write(
         b("t"),
@@ -83,9 +97,54 @@ class DedupCodecTest {
   }
 
   @Test
+  void filterSlices_cuckooWhereSmaller_bloomAtHighRates() {
+    assertThat(filled(Mode.FILTER, CUCKOO_RATE, 1000).liveSlices().values())
+        .allMatch(s -> s.filter instanceof io.idem.core.filter.CuckooFilter)
+        .isNotEmpty();
+    deleteT();
+    assertThat(filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY).liveSlices().values())
+        .allMatch(s -> s.filter instanceof io.idem.core.filter.ScalableBloomFilter)
+        .isNotEmpty();
+  }
+
+  @Test
+  void version1Snapshots_stillRead_withTheirBloomSlices() throws IOException {
+    // Version 1 differs from 2 only in having no cuckoo slices: a Bloom-sliced FILTER table's
+    // snapshot with its version byte set to 1 is what Idem wrote before.
+    DedupTable t = filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY);
+    byte[] v1 = snapshot(t);
+    assertThat(v1[0]).isEqualTo((byte) 2);
+    v1[0] = 1;
+    DedupTable back = read(v1);
+    for (String id : List.of("a", "b", "c", "d")) {
+      assertThat(back.contains(engine.rows(), -1, b(id), NOW)).as(id).isEqualTo(!id.equals("d"));
+    }
+    deleteT();
+    byte[] cuckooV1 = snapshot(filled(Mode.FILTER, CUCKOO_RATE, 1000));
+    cuckooV1[0] = 1;
+    assertThatThrownBy(() -> read(cuckooV1))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("corrupt dedup snapshot slice");
+    cuckooV1[0] = 3;
+    assertThatThrownBy(() -> read(cuckooV1))
+        .isInstanceOf(IOException.class)
+        .hasMessage("dedup snapshot version 3, this Idem reads 1 to 2");
+  }
+
+  private void deleteT() {
+    engine.write(
+        b("t"),
+        tx -> {
+          tx.delete();
+          return null;
+        });
+  }
+
+  @Test
   void roundTrip_answersAsTheTableWritten_inEveryMode() throws IOException {
-    for (Mode mode : Mode.values()) {
-      DedupTable t = filled(mode);
+    for (Object[] kind : KINDS) {
+      Mode mode = (Mode) kind[0];
+      DedupTable t = filled(mode, (double) kind[1], (long) kind[2]);
       DedupTable back = read(snapshot(t));
       Entry e = engine.peek(b("t"), x -> x);
       for (String id : List.of("a", "b", "c", "d")) {
@@ -152,8 +211,9 @@ class DedupCodecTest {
   @Test
   void truncatedOrCorruptSnapshots_areAnIOException() throws IOException {
     Random r = new Random(7);
-    for (Mode mode : Mode.values()) {
-      byte[] good = snapshot(filled(mode));
+    for (Object[] kind : KINDS) {
+      Mode mode = (Mode) kind[0];
+      byte[] good = snapshot(filled(mode, (double) kind[1], (long) kind[2]));
       engine.write(
           b("t"),
           tx -> {

@@ -13,13 +13,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a dedup table costs per id once it is full: N claims of random 16-byte UUIDs with 8-byte
  * owners, their event times spread over the whole 24 h window (so every slice holds its share, as
  * in a steady state), then a wait until the server has written every pending claim as a row and
  * RocksDB's files stop changing. Prints the table's memory (DEDUP.INFO), its rows' disk estimate,
- * the data directory and the server's RSS, each per id.
+ * the data directory and the server's RSS, each per id. A FILTER table also has its false positives
+ * counted: ids taken for duplicates while it filled (every id is a fresh random UUID), then a probe
+ * of a fifth as many ids never claimed, with DEDUP.EXISTS, once it is full.
  *
  * <pre>
  * DedupSizeBench HOST:PORT PID DATA_DIR [IDS] [MODE: exact | filter] [ERROR for filter]
@@ -57,6 +60,7 @@ public final class DedupSizeBench {
       List<RespConnection> connections = new ArrayList<>();
       List<Pipeline.Job> jobs = new ArrayList<>();
       long started = System.nanoTime();
+      AtomicLong falseDuplicates = new AtomicLong();
       for (int lane = 0; lane < lanes; lane++) {
         connections.add(RespConnection.open(host, port, 600_000));
         int me = lane;
@@ -86,9 +90,12 @@ public final class DedupSizeBench {
 
               @Override
               public void onReply(Resp reply) throws IOException {
-                if (!(reply instanceof Resp.Array(List<Resp> dups)) || !dups.isEmpty()) {
+                // Fresh random UUIDs: an exact table finds no duplicate, a filter only false ones.
+                if (!(reply instanceof Resp.Array(List<Resp> dups))
+                    || !dups.isEmpty() && !mode.equals("filter")) {
                   throw new IOException("unexpected reply to a claim batch: " + reply);
                 }
+                falseDuplicates.addAndGet(dups.size());
               }
             });
       }
@@ -99,10 +106,12 @@ public final class DedupSizeBench {
       long claimMillis = (System.nanoTime() - started) / 1_000_000;
       System.out.printf(
           Locale.ROOT,
-          "claimed %,d ids (%s) in %,d ms; waiting for rows and files to settle%n",
+          "claimed %,d ids (%s) in %,d ms, %,d taken for duplicates; waiting for rows and files to"
+              + " settle%n",
           ids,
           mode,
-          claimMillis);
+          claimMillis,
+          falseDuplicates.get());
       // Pending claims become rows once claims pause; then RocksDB flushes and compacts.
       long lastMemory = -1;
       long lastDisk = -1;
@@ -133,7 +142,59 @@ public final class DedupSizeBench {
       System.out.println(
           "(columns: mode | items | table memory B/id (DEDUP.INFO) | rows on disk B/id (RocksDB"
               + " estimate) | data directory growth B/id | RSS growth B/id)");
+      if (mode.equals("filter")) {
+        long probes = ids / 5;
+        long positives = probeAbsent(host, port, key, probes);
+        System.out.printf(
+            Locale.ROOT,
+            "false positives: %,d of %,d ids never claimed (%.3g; DEDUP.INFO estimates %s),"
+                + " %,d of %,d claims while filling (%.3g)%n",
+            positives,
+            probes,
+            (double) positives / probes,
+            info.get("Estimated false positive rate") instanceof Resp.Bulk(byte[] rate)
+                ? new String(rate, java.nio.charset.StandardCharsets.US_ASCII)
+                : "?",
+            falseDuplicates.get(),
+            ids,
+            (double) falseDuplicates.get() / ids);
+      }
     }
+  }
+
+  /** How many of {@code probes} random ids never claimed DEDUP.EXISTS answers 1 for. */
+  private static long probeAbsent(String host, int port, String key, long probes)
+      throws IOException {
+    AtomicLong positives = new AtomicLong();
+    try (RespConnection c = RespConnection.open(host, port, 600_000)) {
+      SplittableRandom random = new SplittableRandom(7); // not a seed the claims used
+      Pipeline.run(
+          List.of(c),
+          List.of(
+              new Pipeline.Job() {
+                long sent;
+
+                @Override
+                public boolean writeNext(RespWriter out) throws IOException {
+                  if (sent++ >= probes) {
+                    return false;
+                  }
+                  out.array(3).bulk("DEDUP.EXISTS").bulk(key);
+                  out.bulk16(random.nextLong(), random.nextLong());
+                  return true;
+                }
+
+                @Override
+                public void onReply(Resp reply) throws IOException {
+                  if (!(reply instanceof Resp.Int(long v)) || v < 0 || v > 1) {
+                    throw new IOException("unexpected reply to DEDUP.EXISTS: " + reply);
+                  }
+                  positives.addAndGet(v);
+                }
+              }),
+          1024);
+    }
+    return positives.get();
   }
 
   private static long field(Map<String, Resp> info, String name) throws IOException {

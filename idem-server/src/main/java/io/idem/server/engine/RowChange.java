@@ -10,6 +10,12 @@ public sealed interface RowChange {
   /** Sets the row at {@code key}. */
   record Put(byte[] key, byte[] value) implements RowChange {}
 
+  /**
+   * Appends {@code bytes} to the row at {@code key}, making it if absent: a row is the
+   * concatenation of the appends since its last put or delete, in the order they were journaled.
+   */
+  record Append(byte[] key, byte[] bytes) implements RowChange {}
+
   /** Removes the row at {@code key}, if any. */
   record Delete(byte[] key) implements RowChange {}
 

@@ -95,6 +95,8 @@ public final class RocksStore implements Journal {
   private final ColumnFamilyHandle logCf;
   private final ColumnFamilyHandle rowsCf;
   private final ColumnFamilyOptions rowsOptions;
+  private final org.rocksdb.StringAppendOperator rowsMerge =
+      new org.rocksdb.StringAppendOperator("");
   private final Codecs codecs;
 
   /**
@@ -214,6 +216,7 @@ public final class RocksStore implements Journal {
       dbOptions.close();
       cfOptions.close();
       rowsOptions.close();
+      rowsMerge.close();
       String m = String.valueOf(e.getMessage());
       if (m.contains("lock file") || m.contains("LOCK")) {
         // RocksDB's own text names a thread and a time when the holder is this process.
@@ -243,10 +246,12 @@ public final class RocksStore implements Journal {
    * upper levels, but none is kept for the bottom level, where most rows are and a lookup usually
    * finds its key (1.25 bytes a row saved). Compression pays for itself on repeated owner bytes and
    * zeroed sequence numbers; keys share long prefixes (value id, slice), so restarts are sparse.
+   * Appends are merges that concatenate (no delimiter): compaction joins them into one value.
    */
-  private static ColumnFamilyOptions rowsOptions() {
+  private ColumnFamilyOptions rowsOptions() {
     return new ColumnFamilyOptions()
         .optimizeLevelStyleCompaction()
+        .setMergeOperator(rowsMerge)
         .setOptimizeFiltersForHits(true)
         .setTableFormatConfig(
             new org.rocksdb.BlockBasedTableConfig()
@@ -614,6 +619,13 @@ public final class RocksStore implements Journal {
           shown[i] = p.value();
           unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
         }
+        case RowChange.Append a -> {
+          // Shown as the row reads now with the bytes after it: what the store will hold.
+          keys[i] = Rows.scopedKey(id, a.key());
+          byte[] now = rowReader.get(id, a.key());
+          shown[i] = now == null ? a.bytes() : concat(now, a.bytes());
+          unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
+        }
         case RowChange.Delete d -> {
           keys[i] = Rows.scopedKey(id, d.key());
           shown[i] = NO_ROW;
@@ -629,6 +641,7 @@ public final class RocksStore implements Journal {
           for (int i = 0; i < n; i++) {
             switch (changes[i]) {
               case RowChange.Put p -> b.put(rowsCf, keys[i], p.value());
+              case RowChange.Append a -> b.merge(rowsCf, keys[i], a.bytes());
               case RowChange.Delete d -> b.delete(rowsCf, keys[i]);
               case RowChange.DeleteRange r ->
                   b.deleteRange(rowsCf, keys[i], Rows.scopedKey(id, r.to()));
@@ -649,6 +662,12 @@ public final class RocksStore implements Journal {
     return rowReader;
   }
 
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
   /** Rows a background write puts in one WriteBatch. */
   private static final int ROWS_PER_WRITE = 50_000;
 
@@ -657,6 +676,7 @@ public final class RocksStore implements Journal {
     for (RowChange c : changes) {
       switch (c) {
         case RowChange.Put p -> b.put(rowsCf, Rows.scopedKey(valueId, p.key()), p.value());
+        case RowChange.Append a -> b.merge(rowsCf, Rows.scopedKey(valueId, a.key()), a.bytes());
         case RowChange.Delete d -> b.delete(rowsCf, Rows.scopedKey(valueId, d.key()));
         case RowChange.DeleteRange r ->
             b.deleteRange(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
+import io.idem.server.engine.RowChange;
 import io.idem.server.engine.ValueCodec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -204,6 +205,46 @@ class RocksStoreTest {
 
     o = open();
     assertThat(o.engine().rows().get(id, b("r2"))).isNull();
+    o.store().close();
+  }
+
+  @Test
+  void rowAppends_concatenateInOrder_shownBeforeWritten_andKeptAcrossReopen() throws Exception {
+    var o = open();
+    long id =
+        o.engine()
+            .write(
+                b("k"),
+                tx -> {
+                  tx.create(LongSetCodec.INSTANCE, new LongSet(), new byte[0]);
+                  return tx.entry().id();
+                });
+    o.engine().rows().writeNow(id, List.of(new RowChange.Append(b("r"), b("ab"))));
+    o.engine().rows().writeNow(id, List.of(new RowChange.Append(b("r"), b("cd"))));
+    o.engine()
+        .write(
+            b("k"),
+            tx -> {
+              tx.entry().valueAs(LongSetCodec.INSTANCE).items.add(1L);
+              tx.log(
+                  (byte) 1,
+                  payload(1),
+                  List.of(
+                      new RowChange.Append(b("r"), b("ef")),
+                      new RowChange.Append(b("s"), b("gh"))));
+              return null;
+            });
+    // Before the commit too: the row as it will be.
+    assertThat(o.engine().rows().get(id, b("r"))).isEqualTo(b("abcdef"));
+    assertThat(o.engine().rows().get(id, b("s"))).isEqualTo(b("gh"));
+    awaitDurable(o.store());
+    assertThat(o.engine().rows().get(id, b("r"))).isEqualTo(b("abcdef"));
+    o.store().close();
+
+    o = open();
+    assertThat(o.engine().rows().get(id, b("r"))).isEqualTo(b("abcdef"));
+    o.engine().rows().writeNow(id, List.of(new RowChange.Append(b("r"), b("gh"))));
+    assertThat(o.engine().rows().get(id, b("r"))).isEqualTo(b("abcdefgh"));
     o.store().close();
   }
 

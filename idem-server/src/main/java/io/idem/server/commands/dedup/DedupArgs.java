@@ -41,6 +41,7 @@ final class DedupArgs {
       "ERR a slice's filter would be larger than 16 GiB: use more SLICES or a smaller capacity";
   static final String SLICE_FULL =
       "ERR a slice's filter is full: reserve the table with a larger capacity";
+  static final String CORRUPT_ROWS = "ERR the dedup table's rows in the store are corrupt";
   static final String NO_RELEASE =
       "ERR a FILTER table keeps no owners, so a claim cannot be released";
 

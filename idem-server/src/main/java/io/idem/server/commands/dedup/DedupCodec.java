@@ -22,12 +22,16 @@ import java.util.Map;
 /**
  * How the engine keeps dedup tables durable. The resident part (slice filters, recent slots,
  * counts) is snapshotted and logged. An exact table's claims are logged whole, so the reply waits
- * for one log record per command, and kept pending in memory; the background writes them as rows
- * {@code u64 slice | id -> owner} and drops them from memory. Until then they are in every
- * snapshot, and replay makes logged ones pending again: writing a row twice is harmless.
+ * for one log record per command, and kept pending in memory; the background writes them as rows (a
+ * slice's claims packed by id hash, see {@link DedupTable}) and drops them from memory. Until then
+ * they are in every snapshot, and replay makes logged ones pending again: writing a row twice is
+ * harmless.
  *
  * <p>Recipe (big-endian): u8 mode (0 exact, 1 filter, 2 recent) | u64 window millis | u32 slices |
- * u64 capacity | f64 error rate | u64 slots | u64 slice the table was created in.
+ * u64 capacity | f64 error rate | u64 slots | u64 slice the table was created in | u8 row bucket
+ * bits (EXACT: a slice's rows are its claims by that many top bits of their id hash). Tables made
+ * before rows were packed have no last byte: FILTER and RECENT ones are still read (they have no
+ * rows), EXACT ones are refused.
  *
  * <p>Operations:
  *
@@ -35,18 +39,19 @@ import java.util.Map;
  * op  name     payload (big-endian)
  * 1   CLAIM    per new claim: u64 slice, then by mode: exact u16 n | n bytes id | u8 m | m
  *              bytes owner; filter u64 h1 | u64 h2; recent u64 h1 | u64 h2 | i32 owner hash
- * 2   RELEASE  exact: u64 slice | u64 h1 | u64 h2 | u16 n | id, with the row's delete;
+ * 2   RELEASE  exact: u64 slice | u64 h1 | u64 h2 | u16 n | id, with the release's record
+ *              appended to the row;
  *              recent: u64 h1 | u64 h2
  * 3   ADVANCE  u64 the new lowest live slice (older ones dropped, their rows range-deleted)
- * 4   ROWS     nothing resident: row deletes that undo a background write's races
+ * 4   ROWS     nothing resident: release records that undo a background write's races
  * </pre>
  *
- * <p>Snapshot, version 2: u8 2 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
+ * <p>Snapshot, version 3: u8 3 | recipe | u64 floor | u32 live slices | per slice: u64 index | u64
  * items | u8 filter kind (0 none, 1 scalable Bloom, 2 cuckoo) | the filter in its own format | by
  * mode: recent u64 slot count, then three u64 per slot; exact u8 arenas (1 or 2: the claims being
  * written, then the pending) | per arena u32 bytes | the claims as {@link PendingClaims} lays them
- * out, released ones included. Version 1 is the same without kind 2 (FILTER slices were Bloom
- * filters then); it is still read.
+ * out, released ones included. Version 2 had the recipe without its last byte, and version 1 also
+ * no kind 2 (FILTER slices were Bloom filters then); both are read, but for EXACT tables.
  */
 public final class DedupCodec implements ValueCodec<DedupTable> {
 
@@ -59,11 +64,14 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   static final byte OP_RELEASE = 2;
   static final byte OP_ADVANCE = 3;
   static final byte OP_ROWS = 4;
-  private static final int SNAPSHOT_VERSION = 2;
+  private static final int SNAPSHOT_VERSION = 3;
   private static final int NO_FILTER = 0;
   private static final int BLOOM = 1;
   private static final int CUCKOO = 2;
-  static final int RECIPE_BYTES = 1 + 8 + 4 + 8 + 8 + 8 + 8;
+  static final int RECIPE_BYTES = 1 + 8 + 4 + 8 + 8 + 8 + 8 + 1;
+
+  /** The recipe before EXACT rows were packed: without the bucket bits. */
+  static final int UNPACKED_RECIPE_BYTES = RECIPE_BYTES - 1;
 
   private DedupCodec() {}
 
@@ -88,6 +96,10 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   }
 
   static byte[] recipe(Params p, long createdSlice) {
+    return recipe(p, createdSlice, DedupTable.rowBucketBits(p));
+  }
+
+  static byte[] recipe(Params p, long createdSlice, int bucketBits) {
     return ByteBuffer.allocate(RECIPE_BYTES)
         .put((byte) p.mode().ordinal())
         .putLong(p.windowMillis())
@@ -96,12 +108,13 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         .putDouble(p.errorRate())
         .putLong(p.slots())
         .putLong(createdSlice)
+        .put((byte) bucketBits)
         .array();
   }
 
   @Override
   public DedupTable create(byte[] recipe) throws IOException {
-    if (recipe.length != RECIPE_BYTES) {
+    if (recipe.length != RECIPE_BYTES && recipe.length != UNPACKED_RECIPE_BYTES) {
       throw new IOException("dedup recipe of " + recipe.length + " bytes, not " + RECIPE_BYTES);
     }
     ByteBuffer b = ByteBuffer.wrap(recipe);
@@ -118,7 +131,19 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       throw new IOException(
           "invalid dedup table: " + (bad != null ? bad : "created slice " + created));
     }
-    return new DedupTable(p, created);
+    if (!b.hasRemaining()) {
+      if (p.mode() == Mode.EXACT) {
+        throw new IOException(
+            "an EXACT dedup table from before rows were packed (a row per claim): this Idem cannot"
+                + " read its rows; delete it and reserve it again");
+      }
+      return new DedupTable(p, created);
+    }
+    int bucketBits = b.get();
+    if (bucketBits < 0 || bucketBits > 32) {
+      throw new IOException("invalid dedup table: " + bucketBits + " row bucket bits");
+    }
+    return new DedupTable(p, created, bucketBits);
   }
 
   @Override
@@ -153,7 +178,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   public void write(DedupTable t, OutputStream os) throws IOException {
     DataOutputStream out = new DataOutputStream(os);
     out.writeByte(SNAPSHOT_VERSION);
-    out.write(recipe(t.params, t.base()));
+    out.write(recipe(t.params, t.base(), t.bucketBits));
     out.writeLong(t.floor());
     Map<Long, DedupTable.Slice> live = t.liveSlices();
     out.writeInt(live.size());
@@ -198,7 +223,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       throw new IOException(
           "dedup snapshot version " + version + ", this Idem reads 1 to " + SNAPSHOT_VERSION);
     }
-    byte[] recipe = new byte[RECIPE_BYTES];
+    byte[] recipe = new byte[version >= 3 ? RECIPE_BYTES : UNPACKED_RECIPE_BYTES];
     in.readFully(recipe);
     long slotCount = ByteBuffer.wrap(recipe, 29, 8).getLong();
     if (slotCount < 0 || slotCount > maxBytes / 24) {

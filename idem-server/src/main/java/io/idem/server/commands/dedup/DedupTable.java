@@ -29,11 +29,15 @@ import org.jspecify.annotations.Nullable;
  * most one slice longer. A claim is checked against every live slice, whatever its event time.
  *
  * <ul>
- *   <li>EXACT: each claim is a row {@code slice | id -> owner} in the store, so the table holds
- *       every id and owner of the window, bounded by disk. Each live slice keeps a scalable Bloom
- *       filter of its ids in memory (1 % overall, its first layer at 0.5 %: about 1.5 bytes an id)
- *       so that a new id, the common case, costs no read: only ids a filter may hold (a few percent
- *       of new ids, with several live slices) are looked up.
+ *   <li>EXACT: every claim is kept in the store, so the table holds every id and owner of the
+ *       window, bounded by disk. A slice's claims are packed into rows by the top bits of their id
+ *       hash, about 64 a row ({@link #rowBucketBits}): row {@code slice | bucket} is a run of
+ *       records {@code u16 id length | id | u8 owner length | owner}, appended as claims are
+ *       written, and a release appends {@code u16 0x8000 | id length | id}; the last record of an
+ *       id says who holds it. Packing spares the store's per-row bytes and most of its writes. Each
+ *       live slice keeps a scalable Bloom filter of its ids in memory (1 % overall, its first layer
+ *       at 0.5 %: about 1.5 bytes an id) so that a new id, the common case, costs no read: only ids
+ *       a filter may hold (a few percent of new ids, with several live slices) are looked up.
  *   <li>FILTER: each live slice is a filter at the table's rate divided among the live slices: a
  *       cuckoo filter (4 fingerprints a bucket), or a scalable Bloom filter where that is smaller
  *       (rates of about 1 % and more) or the rate needs fingerprints over 32 bits. No owners: a
@@ -84,6 +88,9 @@ public final class DedupTable {
 
   /** FILTER: whether new slices get cuckoo filters (see {@link #cuckooSlices}). */
   private final boolean cuckoo;
+
+  /** EXACT: a slice's rows are its claims by the top this many bits of their id hash. */
+  final int bucketBits;
 
   /** RECENT: slot i is h1 at 3i, h2 at 3i + 1, and owner hash << 32 | slice - base at 3i + 2. */
   private final long @Nullable [] slots;
@@ -138,7 +145,12 @@ public final class DedupTable {
   }
 
   DedupTable(Params params, long createdSlice) {
+    this(params, createdSlice, rowBucketBits(params));
+  }
+
+  DedupTable(Params params, long createdSlice, int bucketBits) {
     this.params = params;
+    this.bucketBits = bucketBits;
     this.sliceMillis = params.windowMillis() / params.slices();
     this.base = createdSlice;
     this.floor = createdSlice;
@@ -460,10 +472,7 @@ public final class DedupTable {
       ByteBuffer payload = ByteBuffer.allocate(26 + id.length);
       payload.putLong(held.slice()).putLong(h.h1()).putLong(h.h2());
       payload.putShort((short) id.length).put(id);
-      tx.log(
-          DedupCodec.OP_RELEASE,
-          payload.array(),
-          List.of(new RowChange.Delete(rowKey(held.slice(), id))));
+      tx.log(DedupCodec.OP_RELEASE, payload.array(), List.of(released(held.slice(), h.h1(), id)));
       return true;
     }
     int slot = slot(h.h1());
@@ -534,7 +543,8 @@ public final class DedupTable {
           return null;
         }
       }
-      byte[] owner = rows.get(valueId, rowKey(slice, id));
+      byte[] row = rows.get(valueId, rowKeyOf(slice, h1));
+      byte[] owner = row == null ? null : holderIn(row, id);
       if (owner != null) {
         return new Held(slice, owner, null, -1);
       }
@@ -757,18 +767,43 @@ public final class DedupTable {
     pending = new PendingClaims();
     flushing = p;
     flushFloor = floor;
-    List<RowChange> puts = new ArrayList<>(p.live());
+    // Each claim's record goes to its row: sorted by row (so the claims of one row become one
+    // append, and RocksDB's memtable inserts each key next to the one before), in claim order
+    // within a row.
+    List<long[]> order = new ArrayList<>(p.live());
+    Hash128 h = new Hash128();
     p.forEach(
         off -> {
           if (!p.isReleased(off) && p.slice(off) >= floor) {
-            puts.add(new RowChange.Put(rowKey(p.slice(off), p.id(off)), p.owner(off)));
+            order.add(new long[] {p.slice(off), bucket(h.hash(p.id(off)).h1()), off});
           }
         });
-    // In key order: RocksDB's memtable inserts each key next to the one before, which is much
-    // cheaper than a search from the top for every random key.
-    puts.sort(
-        (a, b) -> Arrays.compareUnsigned(((RowChange.Put) a).key(), ((RowChange.Put) b).key()));
-    return puts;
+    order.sort(
+        (a, b) ->
+            a[0] != b[0]
+                ? Long.compare(a[0], b[0])
+                : a[1] != b[1] ? Long.compareUnsigned(a[1], b[1]) : Long.compare(a[2], b[2]));
+    List<RowChange> appends = new ArrayList<>();
+    ByteBuffer records = ByteBuffer.allocate(1 << 12);
+    for (int i = 0; i < order.size(); i++) {
+      int off = (int) order.get(i)[2];
+      byte[] id = p.id(off);
+      byte[] owner = p.owner(off);
+      if (records.remaining() < 3 + id.length + owner.length) {
+        records =
+            ByteBuffer.allocate(Math.max(2 * records.capacity(), 3 + id.length + owner.length))
+                .put(records.flip());
+      }
+      records.putShort((short) id.length).put(id).put((byte) owner.length).put(owner);
+      long[] at = order.get(i);
+      if (i + 1 == order.size() || order.get(i + 1)[0] != at[0] || order.get(i + 1)[1] != at[1]) {
+        appends.add(
+            new RowChange.Append(
+                rowKey(at[0], (int) at[1]), Arrays.copyOf(records.array(), records.position())));
+        records.clear();
+      }
+    }
+    return appends;
   }
 
   /**
@@ -793,7 +828,7 @@ public final class DedupTable {
             byte[] id = p.id(off);
             h.hash(id);
             if (!p.holds(h.h1(), id, p.slice(off))) {
-              fix.add(new RowChange.Delete(rowKey(p.slice(off), id)));
+              fix.add(released(p.slice(off), h.h1(), id));
             }
           }
         });
@@ -906,13 +941,75 @@ public final class DedupTable {
     return params.mode() == Mode.FILTER ? 1 - none : 0;
   }
 
-  // ---- row keys: u64 slice | id
+  // ---- rows: key u64 slice | u32 bucket, value a run of claim and release records
+
+  /** Claims a row holds, about: enough that the store's per-row bytes are small beside them. */
+  static final int CLAIMS_PER_ROW = 64;
+
+  /** The bucket bits a new table's rows use: its slice capacity over {@link #CLAIMS_PER_ROW}. */
+  static int rowBucketBits(Params p) {
+    long rows = Math.ceilDiv(sliceCapacity(p), CLAIMS_PER_ROW);
+    return rows <= 1 ? 0 : Math.min(32, 64 - Long.numberOfLeadingZeros(rows - 1));
+  }
+
+  private long bucket(long h1) {
+    return bucketBits == 0 ? 0 : h1 >>> (64 - bucketBits);
+  }
 
   static byte[] sliceKey(long slice) {
     return ByteBuffer.allocate(8).putLong(slice).array();
   }
 
-  static byte[] rowKey(long slice, byte[] id) {
-    return ByteBuffer.allocate(8 + id.length).putLong(slice).put(id).array();
+  static byte[] rowKey(long slice, int bucket) {
+    return ByteBuffer.allocate(12).putLong(slice).putInt(bucket).array();
+  }
+
+  /** The row of a claim of an id with hash h1 in the slice. */
+  byte[] rowKeyOf(long slice, long h1) {
+    return rowKey(slice, (int) bucket(h1));
+  }
+
+  /** The append that releases the id in its slice's row. */
+  private RowChange released(long slice, long h1, byte[] id) {
+    byte[] record =
+        ByteBuffer.allocate(2 + id.length).putShort((short) (0x8000 | id.length)).put(id).array();
+    return new RowChange.Append(rowKeyOf(slice, h1), record);
+  }
+
+  /**
+   * Who a row says holds the id: the owner in its last record of the id, null if there is none or
+   * it is a release.
+   *
+   * @throws CommandException if the row is not a run of records (a corrupt store)
+   */
+  static byte @Nullable [] holderIn(byte[] row, byte[] id) {
+    byte[] holder = null;
+    int i = 0;
+    while (i < row.length) {
+      if (row.length - i < 2) {
+        throw new CommandException(DedupArgs.CORRUPT_ROWS);
+      }
+      int head = (row[i] & 0xff) << 8 | row[i + 1] & 0xff;
+      int n = head & 0x7fff;
+      i += 2;
+      if (n > DedupArgs.MAX_ID_BYTES || row.length - i < n) {
+        throw new CommandException(DedupArgs.CORRUPT_ROWS);
+      }
+      boolean match = n == id.length && Arrays.equals(row, i, i + n, id, 0, n);
+      i += n;
+      if ((head & 0x8000) != 0) {
+        holder = match ? null : holder;
+        continue;
+      }
+      if (i >= row.length || row.length - i - 1 < (row[i] & 0xff)) {
+        throw new CommandException(DedupArgs.CORRUPT_ROWS);
+      }
+      int m = row[i] & 0xff;
+      if (match) {
+        holder = Arrays.copyOfRange(row, i + 1, i + 1 + m);
+      }
+      i += 1 + m;
+    }
+    return holder;
   }
 }

@@ -3,6 +3,7 @@ package io.idem.server.commands.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.core.hash.Hash128;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.engine.Engine;
@@ -107,28 +108,49 @@ class DedupCodecTest {
         .isNotEmpty();
   }
 
+  /**
+   * A snapshot as an older version wrote it: version 2 is 3 without the recipe's last byte (the row
+   * bucket bits); version 1 is 2 without cuckoo slices.
+   */
+  private static byte[] asVersion(byte[] v3, int version) {
+    assertThat(v3[0]).isEqualTo((byte) 3);
+    int bucketBits = 1 + DedupCodec.RECIPE_BYTES - 1;
+    byte[] old = new byte[v3.length - 1];
+    System.arraycopy(v3, 0, old, 0, bucketBits);
+    System.arraycopy(v3, bucketBits + 1, old, bucketBits, v3.length - bucketBits - 1);
+    old[0] = (byte) version;
+    return old;
+  }
+
   @Test
-  void version1Snapshots_stillRead_withTheirBloomSlices() throws IOException {
-    // Version 1 differs from 2 only in having no cuckoo slices: a Bloom-sliced FILTER table's
-    // snapshot with its version byte set to 1 is what Idem wrote before.
-    DedupTable t = filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY);
-    byte[] v1 = snapshot(t);
-    assertThat(v1[0]).isEqualTo((byte) 2);
-    v1[0] = 1;
-    DedupTable back = read(v1);
-    for (String id : List.of("a", "b", "c", "d")) {
-      assertThat(back.contains(engine.rows(), -1, b(id), NOW)).as(id).isEqualTo(!id.equals("d"));
-    }
+  void olderSnapshots_stillRead_butForExactTablesOfUnpackedRows() throws IOException {
+    byte[] bloom = snapshot(filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY));
     deleteT();
-    byte[] cuckooV1 = snapshot(filled(Mode.FILTER, CUCKOO_RATE, 1000));
-    cuckooV1[0] = 1;
-    assertThatThrownBy(() -> read(cuckooV1))
+    byte[] cuckoo = snapshot(filled(Mode.FILTER, CUCKOO_RATE, 1000));
+    deleteT();
+    byte[] recent = snapshot(filled(Mode.RECENT));
+    deleteT();
+    for (byte[] old :
+        List.of(
+            asVersion(bloom, 1), asVersion(bloom, 2), asVersion(cuckoo, 2), asVersion(recent, 1))) {
+      DedupTable back = read(old);
+      for (String id : List.of("a", "b", "c", "d")) {
+        boolean held =
+            back.params.mode() == Mode.RECENT ? id.equals("a") || id.equals("c") : !id.equals("d");
+        assertThat(back.contains(engine.rows(), -1, b(id), NOW)).as(id).isEqualTo(held);
+      }
+    }
+    assertThatThrownBy(() -> read(asVersion(cuckoo, 1)))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("corrupt dedup snapshot slice");
-    cuckooV1[0] = 3;
-    assertThatThrownBy(() -> read(cuckooV1))
+    byte[] exact = asVersion(snapshot(filled(Mode.EXACT)), 2);
+    assertThatThrownBy(() -> read(exact))
         .isInstanceOf(IOException.class)
-        .hasMessage("dedup snapshot version 3, this Idem reads 1 to 2");
+        .hasMessageContaining("an EXACT dedup table from before rows were packed");
+    cuckoo[0] = 4;
+    assertThatThrownBy(() -> read(cuckoo))
+        .isInstanceOf(IOException.class)
+        .hasMessage("dedup snapshot version 4, this Idem reads 1 to 3");
   }
 
   private void deleteT() {
@@ -203,8 +225,12 @@ class DedupCodecTest {
     List<io.idem.server.engine.RowChange> again = back.startFlush(NOW, true);
     engine.rows().writeNow(id[0], again);
     engine.rows().writeNow(id[0], back.finishFlush());
-    assertThat(engine.rows().get(id[0], DedupTable.rowKey(back.claimSlice(NOW, NOW), b("x"))))
-        .isNull();
+    byte[] row =
+        engine
+            .rows()
+            .get(id[0], back.rowKeyOf(back.claimSlice(NOW, NOW), new Hash128().hash(b("x")).h1()));
+    assertThat(row).isNotNull(); // the claim's record, then the release's
+    assertThat(DedupTable.holderIn(row, b("x"))).isNull();
     assertThat(back.contains(engine.rows(), id[0], b("x"), NOW)).isFalse();
   }
 

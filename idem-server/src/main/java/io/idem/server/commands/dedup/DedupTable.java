@@ -32,12 +32,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>EXACT: every claim is kept in the store, so the table holds every id and owner of the
  *       window, bounded by disk. A slice's claims are packed into rows by the top bits of their id
  *       hash, about 64 a row ({@link #rowBucketBits}): row {@code slice | bucket} is a run of
- *       records {@code u16 id length | id | u8 owner length | owner}, appended as claims are
- *       written, and a release appends {@code u16 0x8000 | id length | id}; the last record of an
- *       id says who holds it. Packing spares the store's per-row bytes and most of its writes. Each
- *       live slice keeps a scalable Bloom filter of its ids in memory (1 % overall, its first layer
- *       at 0.5 %: about 1.5 bytes an id) so that a new id, the common case, costs no read: only ids
- *       a filter may hold (a few percent of new ids, with several live slices) are looked up.
+ *       chunks ({@link DedupRows}), one appended by each background write that has claims for it
+ *       and one by each release. Packing spares the store's per-row bytes and most of its writes.
+ *       Each live slice keeps a scalable Bloom filter of its ids in memory (1 % overall, its first
+ *       layer at 0.5 %: about 1.5 bytes an id) so that a new id, the common case, costs no read:
+ *       only ids a filter may hold (a few percent of new ids, with several live slices) are looked
+ *       up.
  *   <li>FILTER: each live slice is a filter at the table's rate divided among the live slices: a
  *       cuckoo filter (4 fingerprints a bucket), or a scalable Bloom filter where that is smaller
  *       (rates of about 1 % and more) or the rate needs fingerprints over 32 bits. No owners: a
@@ -544,7 +544,7 @@ public final class DedupTable {
         }
       }
       byte[] row = rows.get(valueId, rowKeyOf(slice, h1));
-      byte[] owner = row == null ? null : holderIn(row, id);
+      byte[] owner = row == null ? null : DedupRows.holderIn(row, id);
       if (owner != null) {
         return new Held(slice, owner, null, -1);
       }
@@ -767,9 +767,8 @@ public final class DedupTable {
     pending = new PendingClaims();
     flushing = p;
     flushFloor = floor;
-    // Each claim's record goes to its row: sorted by row (so the claims of one row become one
-    // append, and RocksDB's memtable inserts each key next to the one before), in claim order
-    // within a row.
+    // One append a row of the claims that go to it: sorted by row (RocksDB's memtable then
+    // inserts each key next to the one before, much cheaper than a search from the top).
     List<long[]> order = new ArrayList<>(p.live());
     Hash128 h = new Hash128();
     p.forEach(
@@ -784,24 +783,21 @@ public final class DedupTable {
                 ? Long.compare(a[0], b[0])
                 : a[1] != b[1] ? Long.compareUnsigned(a[1], b[1]) : Long.compare(a[2], b[2]));
     List<RowChange> appends = new ArrayList<>();
-    ByteBuffer records = ByteBuffer.allocate(1 << 12);
-    for (int i = 0; i < order.size(); i++) {
-      int off = (int) order.get(i)[2];
-      byte[] id = p.id(off);
-      byte[] owner = p.owner(off);
-      if (records.remaining() < 3 + id.length + owner.length) {
-        records =
-            ByteBuffer.allocate(Math.max(2 * records.capacity(), 3 + id.length + owner.length))
-                .put(records.flip());
+    for (int from = 0, to; from < order.size(); from = to) {
+      long[] row = order.get(from);
+      to = from + 1;
+      while (to < order.size() && order.get(to)[0] == row[0] && order.get(to)[1] == row[1]) {
+        to++;
       }
-      records.putShort((short) id.length).put(id).put((byte) owner.length).put(owner);
-      long[] at = order.get(i);
-      if (i + 1 == order.size() || order.get(i + 1)[0] != at[0] || order.get(i + 1)[1] != at[1]) {
-        appends.add(
-            new RowChange.Append(
-                rowKey(at[0], (int) at[1]), Arrays.copyOf(records.array(), records.position())));
-        records.clear();
+      byte[][] ids = new byte[to - from][];
+      byte[][] owners = new byte[to - from][];
+      for (int i = from; i < to; i++) {
+        int off = (int) order.get(i)[2];
+        ids[i - from] = p.id(off);
+        owners[i - from] = p.owner(off);
       }
+      appends.add(
+          new RowChange.Append(rowKey(row[0], (int) row[1]), DedupRows.claims(ids, owners)));
     }
     return appends;
   }
@@ -971,45 +967,6 @@ public final class DedupTable {
 
   /** The append that releases the id in its slice's row. */
   private RowChange released(long slice, long h1, byte[] id) {
-    byte[] record =
-        ByteBuffer.allocate(2 + id.length).putShort((short) (0x8000 | id.length)).put(id).array();
-    return new RowChange.Append(rowKeyOf(slice, h1), record);
-  }
-
-  /**
-   * Who a row says holds the id: the owner in its last record of the id, null if there is none or
-   * it is a release.
-   *
-   * @throws CommandException if the row is not a run of records (a corrupt store)
-   */
-  static byte @Nullable [] holderIn(byte[] row, byte[] id) {
-    byte[] holder = null;
-    int i = 0;
-    while (i < row.length) {
-      if (row.length - i < 2) {
-        throw new CommandException(DedupArgs.CORRUPT_ROWS);
-      }
-      int head = (row[i] & 0xff) << 8 | row[i + 1] & 0xff;
-      int n = head & 0x7fff;
-      i += 2;
-      if (n > DedupArgs.MAX_ID_BYTES || row.length - i < n) {
-        throw new CommandException(DedupArgs.CORRUPT_ROWS);
-      }
-      boolean match = n == id.length && Arrays.equals(row, i, i + n, id, 0, n);
-      i += n;
-      if ((head & 0x8000) != 0) {
-        holder = match ? null : holder;
-        continue;
-      }
-      if (i >= row.length || row.length - i - 1 < (row[i] & 0xff)) {
-        throw new CommandException(DedupArgs.CORRUPT_ROWS);
-      }
-      int m = row[i] & 0xff;
-      if (match) {
-        holder = Arrays.copyOfRange(row, i + 1, i + 1 + m);
-      }
-      i += 1 + m;
-    }
-    return holder;
+    return new RowChange.Append(rowKeyOf(slice, h1), DedupRows.release(id));
   }
 }

@@ -230,7 +230,7 @@ class DedupCodecTest {
             .rows()
             .get(id[0], back.rowKeyOf(back.claimSlice(NOW, NOW), new Hash128().hash(b("x")).h1()));
     assertThat(row).isNotNull(); // the claim's record, then the release's
-    assertThat(DedupTable.holderIn(row, b("x"))).isNull();
+    assertThat(DedupRows.holderIn(row, b("x"))).isNull();
     assertThat(back.contains(engine.rows(), id[0], b("x"), NOW)).isFalse();
   }
 

@@ -18,51 +18,69 @@ class DedupRowsTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void claim(ByteArrayOutputStream row, String id, String owner) {
-    row.write(0);
-    row.write(id.length());
-    row.writeBytes(b(id));
-    row.write(owner.length());
-    row.writeBytes(b(owner));
+  private static byte[] claims(String... idsAndOwners) {
+    int n = idsAndOwners.length / 2;
+    byte[][] ids = new byte[n][];
+    byte[][] owners = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      ids[i] = b(idsAndOwners[2 * i]);
+      owners[i] = b(idsAndOwners[2 * i + 1]);
+    }
+    return DedupRows.claims(ids, owners);
   }
 
-  private static void release(ByteArrayOutputStream row, String id) {
-    row.write(0x80);
-    row.write(id.length());
-    row.writeBytes(b(id));
+  private static byte[] row(byte[]... chunks) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (byte[] c : chunks) {
+      out.writeBytes(c);
+    }
+    return out.toByteArray();
   }
 
   @Test
   void holderIn_theLastRecordOfTheIdWins() {
-    ByteArrayOutputStream row = new ByteArrayOutputStream();
-    claim(row, "a", "o1");
-    claim(row, "ab", "o2");
-    release(row, "a");
-    claim(row, "c", "");
-    claim(row, "a", "o3");
-    release(row, "ab");
-    byte[] r = row.toByteArray();
-    assertThat(DedupTable.holderIn(r, b("a"))).isEqualTo(b("o3"));
-    assertThat(DedupTable.holderIn(r, b("ab"))).isNull();
-    assertThat(DedupTable.holderIn(r, b("c"))).isEmpty();
-    assertThat(DedupTable.holderIn(r, b("d"))).isNull();
-    assertThat(DedupTable.holderIn(new byte[0], b("a"))).isNull();
+    byte[] r =
+        row(
+            claims("a", "p3:100", "ab", "p3:2", "c", "p3:1000", "e", ""),
+            DedupRows.release(b("a")),
+            claims("a", "p1:7", "d", "p3:1000"),
+            DedupRows.release(b("ab")));
+    assertThat(DedupRows.holderIn(r, b("a"))).isEqualTo(b("p1:7"));
+    assertThat(DedupRows.holderIn(r, b("ab"))).isNull();
+    assertThat(DedupRows.holderIn(r, b("c"))).isEqualTo(b("p3:1000"));
+    assertThat(DedupRows.holderIn(r, b("d"))).isEqualTo(b("p3:1000"));
+    assertThat(DedupRows.holderIn(r, b("e"))).isEmpty();
+    assertThat(DedupRows.holderIn(r, b("x"))).isNull();
+    assertThat(DedupRows.holderIn(new byte[0], b("a"))).isNull();
   }
 
   @Test
-  void holderIn_aRowThatIsNotARunOfRecords_isAClearError() {
-    ByteArrayOutputStream row = new ByteArrayOutputStream();
-    claim(row, "id", "owner");
-    byte[] good = row.toByteArray();
-    byte[][] bad = {
-      Arrays.copyOf(good, 1), // half a length
-      Arrays.copyOf(good, 3), // the id cut
-      Arrays.copyOf(good, 4), // no owner length
-      Arrays.copyOf(good, good.length - 1), // the owner cut
-      {0x04, 0x01, 'x'}, // an id longer than any
-    };
+  void claims_ownersSortedAndStoredAsWhatTheyDoNotShare() {
+    byte[] chunk = claims("i1", "p3:1002", "i2", "p3:1001", "i3", "p4:5");
+    // kind, n, three id lengths, the ids in owner order, shared, unshared, the unshared bytes
+    assertThat(chunk)
+        .isEqualTo(
+            row(
+                new byte[] {0, 0, 0, 0, 3, 0, 2, 0, 2, 0, 2},
+                b("i2i1i3"),
+                new byte[] {0, 6, 1, 7, 1, 3},
+                b("p3:1001" + "2" + "4:5")));
+  }
+
+  @Test
+  void holderIn_aRowThatIsNotARunOfChunks_isAClearError() {
+    byte[] good = claims("id", "owner", "id2", "owner2");
+    java.util.List<byte[]> bad = new java.util.ArrayList<>();
+    for (int cut = 1; cut < good.length; cut++) {
+      bad.add(Arrays.copyOf(good, cut));
+    }
+    bad.add(new byte[] {2, 0, 0, 0, 0}); // an unknown kind
+    bad.add(new byte[] {0, 0, 0, 0, 1, 0x04, 0x01}); // an id longer than any
+    byte[] sharesTooMuch = good.clone();
+    sharesTooMuch[5 + 4 + 5] = 1; // the first owner shares a byte with none
+    bad.add(sharesTooMuch);
     for (byte[] r : bad) {
-      assertThatThrownBy(() -> DedupTable.holderIn(r, b("id")))
+      assertThatThrownBy(() -> DedupRows.holderIn(r, b("id2")))
           .as(Arrays.toString(r))
           .isInstanceOf(CommandException.class)
           .hasMessage("ERR the dedup table's rows in the store are corrupt");

@@ -1,0 +1,168 @@
+package io.idem.server.commands.dedup;
+
+import io.idem.server.command.CommandException;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an EXACT table's row holds: the claims of one slice whose id hashes share their top bits, as
+ * a run of chunks, one per append (a background write's claims of the row, or a release).
+ *
+ * <pre>
+ * chunk    u8 kind (0 claims, 1 releases) | u32 n | n x u16 id length | the n ids |
+ *          claims only: n x u8 bytes shared with the owner before | n x u8 bytes not shared |
+ *          the n owners' unshared bytes
+ * </pre>
+ *
+ * <p>A chunk is columnar and its claims are sorted by owner, each owner stored as what it does not
+ * share with the one before: ids are random bytes, but lengths repeat and owners (Kafka partition
+ * and offset, say) share long prefixes, which the store's compression then finds. The last record
+ * of an id in the row says who holds it.
+ */
+final class DedupRows {
+
+  private static final int CLAIMS = 0;
+  private static final int RELEASES = 1;
+
+  private DedupRows() {}
+
+  /** The chunk of these claims (distinct ids), in any order. */
+  static byte[] claims(byte[][] ids, byte[][] owners) {
+    int n = ids.length;
+    Integer[] order = new Integer[n];
+    int bytes = 5;
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+      bytes += 4 + ids[i].length + owners[i].length;
+    }
+    Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(owners[a], owners[b]));
+    ByteArrayOutputStream out = new ByteArrayOutputStream(bytes);
+    out.write(CLAIMS);
+    writeInt(out, n);
+    for (int i : order) {
+      out.write(ids[i].length >>> 8);
+      out.write(ids[i].length);
+    }
+    for (int i : order) {
+      out.writeBytes(ids[i]);
+    }
+    byte[] before = new byte[0];
+    int[] shared = new int[n];
+    for (int k = 0; k < n; k++) {
+      byte[] owner = owners[order[k]];
+      int m = Arrays.mismatch(before, owner);
+      shared[k] = m < 0 ? owner.length : m;
+      out.write(shared[k]);
+      before = owner;
+    }
+    for (int k = 0; k < n; k++) {
+      out.write(owners[order[k]].length - shared[k]);
+    }
+    for (int k = 0; k < n; k++) {
+      byte[] owner = owners[order[k]];
+      out.write(owner, shared[k], owner.length - shared[k]);
+    }
+    return out.toByteArray();
+  }
+
+  /** The chunk that releases the id. */
+  static byte[] release(byte[] id) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(7 + id.length);
+    out.write(RELEASES);
+    writeInt(out, 1);
+    out.write(id.length >>> 8);
+    out.write(id.length);
+    out.writeBytes(id);
+    return out.toByteArray();
+  }
+
+  private static void writeInt(ByteArrayOutputStream out, int v) {
+    out.write(v >>> 24);
+    out.write(v >>> 16);
+    out.write(v >>> 8);
+    out.write(v);
+  }
+
+  /**
+   * Who the row says holds the id: the owner in its last record of the id, null if there is none or
+   * it is a release.
+   *
+   * @throws CommandException if the row is not a run of chunks (a corrupt store)
+   */
+  static byte @Nullable [] holderIn(byte[] row, byte[] id) {
+    byte[] holder = null;
+    int i = 0;
+    while (i < row.length) {
+      int kind = row[i];
+      if (kind != CLAIMS && kind != RELEASES || row.length - i < 5) {
+        throw corrupt();
+      }
+      long n =
+          (row[i + 1] & 0xffL) << 24
+              | (row[i + 2] & 0xff) << 16
+              | (row[i + 3] & 0xff) << 8
+              | row[i + 4] & 0xff;
+      i += 5;
+      if (n * 2 > row.length - i) {
+        throw corrupt();
+      }
+      int lengths = i;
+      i += (int) n * 2;
+      int found = -1;
+      for (int k = 0; k < n; k++) {
+        int len = (row[lengths + 2 * k] & 0xff) << 8 | row[lengths + 2 * k + 1] & 0xff;
+        if (len > DedupArgs.MAX_ID_BYTES || len > row.length - i) {
+          throw corrupt();
+        }
+        if (len == id.length && Arrays.equals(row, i, i + len, id, 0, len)) {
+          found = k;
+        }
+        i += len;
+      }
+      if (kind == RELEASES) {
+        holder = found >= 0 ? null : holder;
+        continue;
+      }
+      if (n * 2 > row.length - i) {
+        throw corrupt();
+      }
+      int shared = i;
+      int rests = i + (int) n;
+      i += (int) n * 2;
+      int before = 0; // the length of the owner before
+      for (int k = 0; k < n; k++) {
+        int keep = row[shared + k] & 0xff;
+        int rest = row[rests + k] & 0xff;
+        if (keep > before || keep + rest > DedupArgs.MAX_OWNER_BYTES || rest > row.length - i) {
+          throw corrupt();
+        }
+        before = keep + rest;
+        i += rest;
+      }
+      if (found >= 0) {
+        holder = ownerAt(row, shared, rests, found, (int) n);
+      }
+    }
+    return holder;
+  }
+
+  /** Rebuilds owner k of a checked claims chunk from its columns. */
+  private static byte[] ownerAt(byte[] row, int shared, int rests, int k, int n) {
+    int at = rests + n;
+    byte[] owner = new byte[0];
+    for (int j = 0; j <= k; j++) {
+      int keep = row[shared + j] & 0xff;
+      int rest = row[rests + j] & 0xff;
+      byte[] next = Arrays.copyOf(owner, keep + rest);
+      System.arraycopy(row, at, next, keep, rest);
+      owner = next;
+      at += rest;
+    }
+    return owner;
+  }
+
+  private static CommandException corrupt() {
+    return new CommandException(DedupArgs.CORRUPT_ROWS);
+  }
+}

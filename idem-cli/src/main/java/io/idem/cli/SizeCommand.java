@@ -551,8 +551,8 @@ final class SizeCommand implements Callable<Integer> {
       notes.add(
           "dedup-exact: the in-memory index, "
               + sliceFilters(exact)
-              + "; the rows live on disk: one RocksDB row per claim, holding the id, the owner and"
-              + " a 16-byte key prefix (measured bytes per id: BENCHMARKS.md)");
+              + "; the claims live on disk, about 64 to a RocksDB row, each its id and owner"
+              + " (measured bytes per id: BENCHMARKS.md)");
     }
     Params filter = dedup.filter();
     if (filter != null && n != null) {

@@ -426,7 +426,7 @@ class SizeCommandTest {
             "\ndedup-exact: the in-memory index, 9 live slices' bloom filters of 450000 claims at"
                 + " 0.01, ")
         .contains("\ndedup-filter: 9 live slices' cuckoo filters of 450000 claims at 0.00111, ")
-        .contains("the rows live on disk: one RocksDB row per claim")
+        .contains("the claims live on disk, about 64 to a RocksDB row, each its id and owner")
         .contains("so each gets E / 9 and together they stay within E\n")
         .contains(
             "\ndedup-recent: "

@@ -19,7 +19,8 @@ final class PendingClaims {
   /**
    * Open addressing by the id's hash h1: slot i holds 0 (free) or the high 32 bits of h1 over the
    * record's offset + 1. One array, so a probe is one cache miss; the id itself is compared in the
-   * arena only when those 32 bits match.
+   * arena only when those 32 bits match. A claim's home slot comes from the same 32 bits, so
+   * growing moves entries without reading the arena or hashing an id again.
    */
   private long[] index = new long[0];
 
@@ -45,6 +46,11 @@ final class PendingClaims {
 
   private static int offsetOf(long entry) {
     return (int) entry - 1;
+  }
+
+  /** The slot a hash starts its probe at. */
+  private static int home(long h1, int mask) {
+    return (int) (h1 >>> 32) & mask;
   }
 
   private static boolean sameHash(long entry, long h1) {
@@ -89,14 +95,14 @@ final class PendingClaims {
     }
     long sum = 0;
     for (long h : h1) {
-      sum += index[(int) h & mask];
+      sum += index[home(h, mask)];
     }
     touched += sum;
   }
 
   private void insert(long entry, long h1) {
     int mask = index.length - 1;
-    int i = (int) h1 & mask;
+    int i = home(h1, mask);
     while (index[i] != 0) {
       i = (i + 1) & mask;
     }
@@ -106,12 +112,9 @@ final class PendingClaims {
   private void grow() {
     long[] old = index;
     index = new long[Math.max(16, old.length * 2)];
-    // A slot comes from h1's low bits, which an entry does not keep: hash each id again.
-    io.idem.core.hash.Hash128 h = new io.idem.core.hash.Hash128();
     for (long e : old) {
       if (e != 0) {
-        int off = offsetOf(e);
-        insert(e, h.hash(arena, off + 10, idLength(off)).h1());
+        insert(e, e); // an entry keeps the bits its home slot comes from
       }
     }
   }
@@ -122,7 +125,7 @@ final class PendingClaims {
       return -1;
     }
     int mask = index.length - 1;
-    for (int i = (int) h1 & mask; index[i] != 0; i = (i + 1) & mask) {
+    for (int i = home(h1, mask); index[i] != 0; i = (i + 1) & mask) {
       int off = offsetOf(index[i]);
       if (sameHash(index[i], h1)
           && idEquals(off, id)
@@ -146,7 +149,7 @@ final class PendingClaims {
       return false;
     }
     int mask = index.length - 1;
-    for (int i = (int) h1 & mask; index[i] != 0; i = (i + 1) & mask) {
+    for (int i = home(h1, mask); index[i] != 0; i = (i + 1) & mask) {
       int off = offsetOf(index[i]);
       if (sameHash(index[i], h1)
           && idEquals(off, id)
@@ -209,7 +212,7 @@ final class PendingClaims {
   /**
    * Reads an arena {@link #writeTo} wrote and adds its records in a slice at or above {@code
    * floor}. Released ones are kept, released: their rows may have been written before the crash,
-   * and the next background write deletes them.
+   * and the next background write releases them in the store.
    *
    * @throws java.io.IOException if a record runs past the arena or a length is out of bounds
    */

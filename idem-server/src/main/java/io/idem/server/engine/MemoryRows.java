@@ -15,18 +15,12 @@ final class MemoryRows implements Rows {
       switch (c) {
         case RowChange.Put p -> rows.put(Rows.scopedKey(id, p.key()), p.value().clone());
         case RowChange.Append a ->
-            rows.merge(Rows.scopedKey(id, a.key()), a.bytes().clone(), MemoryRows::concat);
+            rows.compute(Rows.scopedKey(id, a.key()), (k, row) -> a.appliedTo(row));
         case RowChange.Delete d -> rows.remove(Rows.scopedKey(id, d.key()));
         case RowChange.DeleteRange r ->
             rows.subMap(Rows.scopedKey(id, r.from()), Rows.scopedKey(id, r.to())).clear();
       }
     }
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
   }
 
   void dropValue(long id) {

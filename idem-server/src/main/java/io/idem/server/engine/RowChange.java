@@ -1,5 +1,7 @@
 package io.idem.server.engine;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A change to a stored value's rows, journaled in the same write as the operation that made it. Row
  * keys are the value's own: the store scopes them to the value's id, so rows survive RENAME and go
@@ -12,9 +14,21 @@ public sealed interface RowChange {
 
   /**
    * Appends {@code bytes} to the row at {@code key}, making it if absent: a row is the
-   * concatenation of the appends since its last put or delete, in the order they were journaled.
+   * concatenation of the appends since its last put or delete, in the order they reached the store.
+   * A read that races with a journaled append's write may see its bytes twice at the row's end:
+   * rows that are appended to must read the same with a record repeated.
    */
-  record Append(byte[] key, byte[] bytes) implements RowChange {}
+  record Append(byte[] key, byte[] bytes) implements RowChange {
+    /** The row with these bytes after it. */
+    public byte[] appliedTo(byte @Nullable [] row) {
+      if (row == null) {
+        return bytes.clone();
+      }
+      byte[] out = java.util.Arrays.copyOf(row, row.length + bytes.length);
+      System.arraycopy(bytes, 0, out, row.length, bytes.length);
+      return out;
+    }
+  }
 
   /** Removes the row at {@code key}, if any. */
   record Delete(byte[] key) implements RowChange {}

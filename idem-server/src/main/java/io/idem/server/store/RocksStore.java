@@ -105,6 +105,13 @@ public final class RocksStore implements Journal {
    */
   private final Map<ByteBuffer, byte[]> unwrittenRows = new ConcurrentHashMap<>();
 
+  /**
+   * Appends handed out but not yet written, by scoped key, oldest first: only their bytes, never
+   * the row they go after, which a background write ({@code writeNow}) may change meanwhile. Each
+   * array is replaced, never changed, so a reader can take it without a lock.
+   */
+  private final Map<ByteBuffer, byte[][]> unwrittenAppends = new ConcurrentHashMap<>();
+
   private static final byte[] NO_ROW = new byte[0];
 
   // Appends: sequence numbers are handed out and ops queued under appendLock, so the committer
@@ -620,11 +627,15 @@ public final class RocksStore implements Journal {
           unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
         }
         case RowChange.Append a -> {
-          // Shown as the row reads now with the bytes after it: what the store will hold.
           keys[i] = Rows.scopedKey(id, a.key());
-          byte[] now = rowReader.get(id, a.key());
-          shown[i] = now == null ? a.bytes() : concat(now, a.bytes());
-          unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
+          unwrittenAppends.merge(
+              ByteBuffer.wrap(keys[i]),
+              new byte[][] {a.bytes()},
+              (old, added) -> {
+                byte[][] all = java.util.Arrays.copyOf(old, old.length + 1);
+                all[old.length] = added[0];
+                return all;
+              });
         }
         case RowChange.Delete d -> {
           keys[i] = Rows.scopedKey(id, d.key());
@@ -650,7 +661,10 @@ public final class RocksStore implements Journal {
         },
         () -> {
           for (int i = 0; i < n; i++) {
-            if (shown[i] != null) {
+            if (changes[i] instanceof RowChange.Append a) {
+              unwrittenAppends.computeIfPresent(
+                  ByteBuffer.wrap(keys[i]), (k, queued) -> without(queued, a.bytes()));
+            } else if (shown[i] != null) {
               unwrittenRows.remove(ByteBuffer.wrap(keys[i]), shown[i]);
             }
           }
@@ -662,14 +676,26 @@ public final class RocksStore implements Journal {
     return rowReader;
   }
 
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
+  /** The queued appends without the one written (the same array), or null if none is left. */
+  private static byte @Nullable [][] without(byte[][] queued, byte[] written) {
+    for (int i = 0; i < queued.length; i++) {
+      if (queued[i] == written) {
+        if (queued.length == 1) {
+          return null;
+        }
+        byte[][] rest = new byte[queued.length - 1][];
+        System.arraycopy(queued, 0, rest, 0, i);
+        System.arraycopy(queued, i + 1, rest, i, queued.length - i - 1);
+        return rest;
+      }
+    }
+    return queued;
   }
 
-  /** Rows a background write puts in one WriteBatch. */
+  /** Most changes, and bytes, a background write puts in one WriteBatch. */
   private static final int ROWS_PER_WRITE = 50_000;
+
+  private static final long BYTES_PER_WRITE = 16L << 20;
 
   private void writeRows(WriteBatch b, long valueId, List<RowChange> changes)
       throws RocksDBException {
@@ -712,29 +738,47 @@ public final class RocksStore implements Journal {
         @Override
         public byte @Nullable [] get(long valueId, byte[] key) {
           byte[] k = Rows.scopedKey(valueId, key);
-          byte[] unwritten = unwrittenRows.get(ByteBuffer.wrap(k));
-          if (unwritten != null) {
-            return unwritten == NO_ROW ? null : unwritten;
+          // Unwritten appends before the store: one written between the two reads then shows
+          // twice at the end (see RowChange.Append), but none goes missing.
+          byte[][] appends = unwrittenAppends.get(ByteBuffer.wrap(k));
+          byte[] row = unwrittenRows.get(ByteBuffer.wrap(k));
+          if (row == null) {
+            try {
+              row = db.get(rowsCf, k);
+            } catch (RocksDBException e) {
+              throw new java.io.UncheckedIOException(
+                  new IOException("cannot read a row: " + e.getMessage(), e));
+            }
+          } else if (row == NO_ROW) {
+            row = null;
           }
-          try {
-            return db.get(rowsCf, k);
-          } catch (RocksDBException e) {
-            throw new java.io.UncheckedIOException(
-                new IOException("cannot read a row: " + e.getMessage(), e));
+          if (appends != null) {
+            for (byte[] bytes : appends) {
+              row = new RowChange.Append(k, bytes).appliedTo(row);
+            }
           }
+          return row;
         }
 
         @Override
         public void writeNow(long valueId, List<RowChange> changes) {
-          // After every change journaled so far (a release's delete of the same row above all),
+          // After every change journaled so far (a release's record in the same row above all),
           // but not through the committer: a large write there would hold up everyone's replies.
           awaitDurable(lastSeq());
-          for (int from = 0; from < changes.size(); from += ROWS_PER_WRITE) {
+          for (int from = 0, to; from < changes.size(); from = to) {
+            long bytes = 0;
+            for (to = from;
+                to < changes.size() && to - from < ROWS_PER_WRITE && bytes < BYTES_PER_WRITE;
+                to++) {
+              bytes +=
+                  switch (changes.get(to)) {
+                    case RowChange.Put p -> p.key().length + p.value().length;
+                    case RowChange.Append a -> a.key().length + a.bytes().length;
+                    default -> 32;
+                  };
+            }
             try (WriteBatch b = new WriteBatch()) {
-              writeRows(
-                  b,
-                  valueId,
-                  changes.subList(from, Math.min(changes.size(), from + ROWS_PER_WRITE)));
+              writeRows(b, valueId, changes.subList(from, to));
               db.write(noSync, b);
             } catch (RocksDBException e) {
               throw new java.io.UncheckedIOException(
@@ -1181,6 +1225,7 @@ public final class RocksStore implements Journal {
     dbOptions.close();
     cfOptions.close();
     rowsOptions.close();
+    rowsMerge.close();
     noSync.close();
     sync.close();
   }

@@ -39,9 +39,9 @@ public final class CuckooFilter implements MembershipFilter {
    *
    * Rate: a lookup compares its fingerprint with the occupied slots of two buckets per sub-table,
    * 2 * items / buckets of them on average, each matching with probability 1 / (2^f - 1)
-   * (fingerprints are never 0, the empty slot). Sizing picks the smallest f that keeps this within
-   * the configured rate at capacity, with the buckets sized so capacity sits at a load the kicks
-   * reach reliably.
+   * (fingerprints are never 0, the empty slot). Sizing picks the smallest table (width and
+   * buckets) that keeps this within the configured rate at capacity, at a load the kicks reach
+   * reliably.
    *
    * Kicks: swap the incoming fingerprint with a victim slot of the bucket and move the victim to
    * its alternate bucket, at most maxIterations times; a failed chain is undone exactly, so no
@@ -187,7 +187,7 @@ public final class CuckooFilter implements MembershipFilter {
     Sizing best = null;
     for (int f = minFingerprintBits(bucketSize); f <= MAX_FINGERPRINT_BITS; f++) {
       long buckets = bucketsForRate(capacity, errorRate, f, fewest);
-      if (buckets > 0 && buckets <= 2 * fewest) {
+      if (buckets > 0) {
         Sizing s = new Sizing(capacity, bucketSize, buckets, f, expectedRate(capacity, buckets, f));
         if (best == null || s.bits() < best.bits()) {
           best = s;
@@ -213,14 +213,14 @@ public final class CuckooFilter implements MembershipFilter {
     double compared =
         f == 1 ? errorRate : Math.log1p(-errorRate) / Math.log1p(-1.0 / ((1L << f) - 1));
     double buckets = Math.ceil(2.0 * capacity / compared);
-    if (!(buckets < 4.0 * fewest)) {
-      return -1;
+    if (!(buckets <= 2.0 * fewest)) {
+      return -1; // below half the kicks' load: see sizing
     }
     long b = (long) buckets;
     while (expectedRate(capacity, b, f) > errorRate) {
       b++;
     }
-    return b;
+    return b <= 2 * fewest ? b : -1;
   }
 
   public static Sizing sizingWithFingerprintBits(

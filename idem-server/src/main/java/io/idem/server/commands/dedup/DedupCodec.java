@@ -135,7 +135,8 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       if (p.mode() == Mode.EXACT) {
         throw new IOException(
             "an EXACT dedup table from before rows were packed (a row per claim): this Idem cannot"
-                + " read its rows; delete it and reserve it again");
+                + " read its rows; start the Idem that made it, DEL the table, and reserve it again"
+                + " here");
       }
       return new DedupTable(p, created);
     }
@@ -169,7 +170,8 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     } catch (BufferUnderflowException
         | IndexOutOfBoundsException
         | IllegalArgumentException
-        | io.idem.core.filter.FilterFullException e) {
+        | io.idem.core.filter.FilterFullException
+        | io.idem.server.command.CommandException e) {
       throw new IOException("short dedup operation " + op + " of " + payload.length + " bytes", e);
     }
   }
@@ -298,7 +300,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   /**
    * Drops slices that left the window (also for a table nobody claims into) and writes pending
    * claims as rows: take them under the lock, write them without it, then under the lock again log
-   * the deletes that undo what the write raced with.
+   * the release records that undo what the write raced with.
    */
   @Override
   @SuppressWarnings("unchecked")
@@ -317,16 +319,16 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     if (live == null) {
       return false;
     }
-    List<RowChange> puts = (List<RowChange>) rows[0];
-    if (puts == null) {
+    List<RowChange> appends = (List<RowChange>) rows[0];
+    if (appends == null) {
       return true;
     }
     try {
       long t0 = System.nanoTime();
-      engine.rows().writeNow(entry.id(), puts);
+      engine.rows().writeNow(entry.id(), appends);
       log.debug(
-          "wrote {} pending claims as rows in {} ms",
-          puts.size(),
+          "wrote pending claims to {} rows in {} ms",
+          appends.size(),
           (System.nanoTime() - t0) / 1_000_000);
     } catch (RuntimeException e) {
       engine.writeEntry(

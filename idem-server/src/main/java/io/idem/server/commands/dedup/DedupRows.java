@@ -149,17 +149,16 @@ final class DedupRows {
 
   /** Rebuilds owner k of a checked claims chunk from its columns. */
   private static byte[] ownerAt(byte[] row, int shared, int rests, int k, int n) {
+    byte[] owner = new byte[DedupArgs.MAX_OWNER_BYTES];
+    int length = 0;
     int at = rests + n;
-    byte[] owner = new byte[0];
     for (int j = 0; j <= k; j++) {
-      int keep = row[shared + j] & 0xff;
       int rest = row[rests + j] & 0xff;
-      byte[] next = Arrays.copyOf(owner, keep + rest);
-      System.arraycopy(row, at, next, keep, rest);
-      owner = next;
+      length = (row[shared + j] & 0xff) + rest; // keeps the first bytes of the one before
+      System.arraycopy(row, at, owner, length - rest, rest);
       at += rest;
     }
-    return owner;
+    return Arrays.copyOf(owner, length);
   }
 
   private static CommandException corrupt() {

@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  *       up.
  *   <li>FILTER: each live slice is a filter at the table's rate divided among the live slices: a
  *       cuckoo filter (4 fingerprints a bucket), or a scalable Bloom filter where that is smaller
- *       (rates of about 1 % and more) or the rate needs fingerprints over 32 bits. No owners: a
- *       repeated id is a duplicate, never a retry; a claim cannot be released.
+ *       (rates near 0.5) or the rate needs fingerprints over 32 bits. No owners: a repeated id is a
+ *       duplicate, never a retry; a claim cannot be released.
  *   <li>RECENT: a direct-mapped table of slots, each holding one claim's 128-bit id digest, a
  *       32-bit hash of its owner and its slice: {@link io.idem.core.filter.RecentSet}'s design with
  *       an owner and a time. No false positive short of a digest collision; a later claim landing
@@ -348,8 +348,8 @@ public final class DedupTable {
 
   /**
    * Whether a FILTER table's slices are cuckoo filters: when one is no larger than the Bloom filter
-   * for the same share of claims and rate. Bloom is kept for rates of about 1 % and more, where it
-   * is as small and faster, and for rates whose fingerprints would pass 32 bits.
+   * for the same share of claims and rate. Bloom is kept where it is smaller (rates near 0.5) and
+   * for rates whose fingerprints would pass 32 bits.
    */
   static boolean cuckooSlices(Params p) {
     if (p.mode() != Mode.FILTER) {
@@ -519,7 +519,7 @@ public final class DedupTable {
   /**
    * Finds who holds the id in a slice at or above {@code minSlice}. Only slices whose filter may
    * hold it are looked at; pending claims before rows. A released pending claim of the id hides its
-   * row: the row may have been written back by the background after the release's delete.
+   * row: the claim may have been written by the background after the release's record.
    */
   private @Nullable Held findHeld(
       Rows rows, long valueId, byte[] id, long h1, long h2, long minSlice) {
@@ -814,9 +814,9 @@ public final class DedupTable {
     if (p == null) {
       return fix;
     }
-    // A released claim's row may be in the store: written by this write after the release's
-    // delete, or by one before a crash. It goes, unless this write put the same row for a later
-    // claim of the id.
+    // A released claim may be in the store: written by this write after the release's record, or
+    // by one before a crash. It is released again, unless this write has a later claim of the id
+    // in the same slice.
     Hash128 h = new Hash128();
     p.forEach(
         off -> {
@@ -846,7 +846,7 @@ public final class DedupTable {
             h.hash(id);
             int at = pending.add(p.slice(off), h.h1(), id, p.owner(off));
             if (p.isReleased(off)) {
-              pending.release(at); // kept: its row may be in the store, the next write deletes it
+              pending.release(at); // kept: it may be in the store, the next write releases it
             }
           });
     }

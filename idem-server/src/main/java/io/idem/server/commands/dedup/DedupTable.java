@@ -114,12 +114,13 @@ public final class DedupTable {
   /**
    * When the background writes pending claims: once claims pause this long, so a burst is
    * acknowledged before its rows are written (the write costs more than the claims); at the latest
-   * this long after the oldest pending claim, or once pending claims take this many bytes.
+   * this long after the oldest pending claim, or once pending claims take this many bytes (256 MiB,
+   * or an eighth of the heap if less: writing them takes about as much again for a moment).
    */
   static final long QUIET_MILLIS = 1000;
 
   static final long MAX_PENDING_MILLIS = 10_000;
-  static final long MAX_PENDING_BYTES = 256L << 20;
+  static final long MAX_PENDING_BYTES = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
 
   /**
    * FILTER slices' cuckoo filters: 4 fingerprints a bucket filled to 94 % with 500 kicks, the
@@ -767,37 +768,55 @@ public final class DedupTable {
     pending = new PendingClaims();
     flushing = p;
     flushFloor = floor;
-    // One append a row of the claims that go to it: sorted by row (RocksDB's memtable then
-    // inserts each key next to the one before, much cheaper than a search from the top).
-    List<long[]> order = new ArrayList<>(p.live());
-    Hash128 h = new Hash128();
+    // One append a row of the claims that go to it, in key order (RocksDB's memtable then inserts
+    // each key next to the one before, much cheaper than a search from the top). Grouped by slice
+    // (few), then sorted as one long a claim, its row's bucket over its place in the slice's
+    // list: a burst's millions of claims cost 12 bytes each here, no object.
+    TreeMap<Long, int[]> bySlice = new TreeMap<>();
     p.forEach(
         off -> {
           if (!p.isReleased(off) && p.slice(off) >= floor) {
-            order.add(new long[] {p.slice(off), bucket(h.hash(p.id(off)).h1()), off});
+            bySlice.computeIfAbsent(p.slice(off), k -> new int[1])[0]++;
           }
         });
-    order.sort(
-        (a, b) ->
-            a[0] != b[0]
-                ? Long.compare(a[0], b[0])
-                : a[1] != b[1] ? Long.compareUnsigned(a[1], b[1]) : Long.compare(a[2], b[2]));
+    for (Map.Entry<Long, int[]> e : bySlice.entrySet()) {
+      e.setValue(new int[e.getValue()[0] + 1]); // [0]: how many are in so far
+    }
+    p.forEach(
+        off -> {
+          if (!p.isReleased(off) && p.slice(off) >= floor) {
+            int[] offs = bySlice.get(p.slice(off));
+            offs[++offs[0]] = off;
+          }
+        });
     List<RowChange> appends = new ArrayList<>();
-    for (int from = 0, to; from < order.size(); from = to) {
-      long[] row = order.get(from);
-      to = from + 1;
-      while (to < order.size() && order.get(to)[0] == row[0] && order.get(to)[1] == row[1]) {
-        to++;
+    Hash128 h = new Hash128();
+    for (Map.Entry<Long, int[]> e : bySlice.entrySet()) {
+      int[] offs = e.getValue();
+      int n = offs[0];
+      long[] keys = new long[n];
+      for (int i = 0; i < n; i++) {
+        // The bucket's top bit flipped: signed order is then the key's unsigned order.
+        keys[i] = (bucket(p.h1(offs[i + 1], h)) ^ 0x8000_0000L) << 32 | i;
       }
-      byte[][] ids = new byte[to - from][];
-      byte[][] owners = new byte[to - from][];
-      for (int i = from; i < to; i++) {
-        int off = (int) order.get(i)[2];
-        ids[i - from] = p.id(off);
-        owners[i - from] = p.owner(off);
+      Arrays.sort(keys);
+      for (int from = 0, to; from < n; from = to) {
+        long row = keys[from] >>> 32;
+        to = from + 1;
+        while (to < n && keys[to] >>> 32 == row) {
+          to++;
+        }
+        byte[][] ids = new byte[to - from][];
+        byte[][] owners = new byte[to - from][];
+        for (int i = from; i < to; i++) {
+          int off = offs[(int) keys[i] + 1];
+          ids[i - from] = p.id(off);
+          owners[i - from] = p.owner(off);
+        }
+        appends.add(
+            new RowChange.Append(
+                rowKey(e.getKey(), (int) (row ^ 0x8000_0000L)), DedupRows.claims(ids, owners)));
       }
-      appends.add(
-          new RowChange.Append(rowKey(row[0], (int) row[1]), DedupRows.claims(ids, owners)));
     }
     return appends;
   }

@@ -170,6 +170,11 @@ final class PendingClaims {
     return getLong(arena, off);
   }
 
+  /** The h1 of the record's id, hashed where it lies. */
+  long h1(int off, io.idem.core.hash.Hash128 h) {
+    return h.hash(arena, off + 10, idLength(off)).h1();
+  }
+
   int idLength(int off) {
     return (arena[off + 8] & 0xff) << 8 | arena[off + 9] & 0xff;
   }

@@ -31,6 +31,7 @@ public final class MembershipFilters {
       case SCALABLE_BLOOM -> ScalableBloomFilter.readFrom(peekable, maxBytes);
       case CUCKOO -> CuckooFilter.readFrom(peekable, maxBytes);
       case RECENT_SET -> RecentSet.readFrom(peekable, maxBytes);
+      case COUNT_MIN -> throw new IOException("a count-min sketch is not a membership filter");
     };
   }
 }

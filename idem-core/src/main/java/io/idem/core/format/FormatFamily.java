@@ -8,7 +8,8 @@ public enum FormatFamily {
   BLOOM(1),
   SCALABLE_BLOOM(2),
   CUCKOO(3),
-  RECENT_SET(4);
+  RECENT_SET(4),
+  COUNT_MIN(5);
 
   private final int id;
 

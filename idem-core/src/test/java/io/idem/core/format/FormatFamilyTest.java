@@ -12,7 +12,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.SCALABLE_BLOOM.id()).isEqualTo(2);
     assertThat(FormatFamily.CUCKOO.id()).isEqualTo(3);
     assertThat(FormatFamily.RECENT_SET.id()).isEqualTo(4);
-    assertThat(FormatFamily.values()).hasSize(4);
+    assertThat(FormatFamily.COUNT_MIN.id()).isEqualTo(5);
+    assertThat(FormatFamily.values()).hasSize(5);
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.idem.server.commands.generic;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Errors;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /** Redis's strict number parsing of client arguments, with its error texts. */
@@ -46,6 +47,53 @@ public final class Parse {
         return null;
       }
       v = -v;
+    }
+    return v;
+  }
+
+  /**
+   * A double as Redis reads one for a module (strtod of the whole argument): no surrounding spaces,
+   * no NaN, no overflow to infinity or underflow to zero; "inf" and "infinity" are infinite.
+   *
+   * @return the value, or null if the bytes are not such a number
+   */
+  public static @Nullable Double doubleOrNull(byte[] a) {
+    if (a.length == 0 || a.length > 400) {
+      return null;
+    }
+    String s = new String(a, StandardCharsets.ISO_8859_1);
+    String unsigned = s.charAt(0) == '-' || s.charAt(0) == '+' ? s.substring(1) : s;
+    String lower = unsigned.toLowerCase(Locale.ROOT);
+    if (lower.equals("inf") || lower.equals("infinity")) {
+      return s.charAt(0) == '-' ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+    }
+    // Double.parseDouble also takes spaces, "NaN", "Infinity" and suffixes such as "1d": only
+    // plain decimal or hexadecimal numbers may reach it.
+    boolean hex = lower.startsWith("0x");
+    boolean mantissaNonZero = false;
+    boolean inExponent = false;
+    for (int i = 0; i < lower.length(); i++) {
+      char c = lower.charAt(i);
+      boolean ok =
+          (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '+'
+              || c == '-'
+              || (hex ? (c >= 'a' && c <= 'f') || c == 'x' || c == 'p' : c == 'e');
+      if (!ok) {
+        return null;
+      }
+      inExponent |= hex ? c == 'p' : c == 'e';
+      mantissaNonZero |= !inExponent && c >= '1' && c <= '9';
+    }
+    double v;
+    try {
+      v = Double.parseDouble(s);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    if (Double.isInfinite(v) || (v == 0 && mantissaNonZero && !hex)) {
+      return null; // strtod's ERANGE, which Redis refuses
     }
     return v;
   }

@@ -148,6 +148,52 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code f} with a write transaction on {@code key} while the keys {@code others} are locked
+   * too, so it may read their live entries (through the function it is given, which takes only
+   * those keys) as of one instant: a command that writes one key from several (CMS.MERGE).
+   */
+  public <R> R writeWith(
+      byte[] key,
+      List<byte[]> others,
+      java.util.function.BiFunction<KeyTx, Function<byte[], @Nullable Entry>, R> f) {
+    Key k = new Key(key);
+    java.util.Set<Key> readable = new java.util.HashSet<>();
+    int[] indexes = new int[others.size() + 1];
+    indexes[0] = stripeIndex(k);
+    for (int i = 0; i < others.size(); i++) {
+      Key o = new Key(others.get(i));
+      readable.add(o);
+      indexes[i + 1] = stripeIndex(o);
+    }
+    int[] order = Arrays.stream(indexes).sorted().distinct().toArray(); // the lock order
+    for (int i : order) {
+      stripes[i].lock();
+    }
+    Tx tx = new Tx(k);
+    try {
+      return f.apply(
+          tx,
+          other -> {
+            Key o = new Key(other);
+            if (!readable.contains(o)) {
+              throw new IllegalArgumentException("key not locked for this command");
+            }
+            if (o.equals(k)) {
+              return tx.entry();
+            }
+            Entry e = live(o);
+            (e == null ? misses : hits).increment();
+            return e;
+          });
+    } finally {
+      tx.remeasure();
+      for (int i = order.length - 1; i >= 0; i--) {
+        stripes[order[i]].unlock();
+      }
+    }
+  }
+
   private final class Tx implements KeyTx {
     private final Key key;
     private @Nullable Entry entry;
@@ -645,6 +691,10 @@ public final class Engine implements AutoCloseable {
 
   private ReentrantLock lockOf(Key k) {
     return stripes[(int) (k.hash() >>> 52)];
+  }
+
+  private static int stripeIndex(Key k) {
+    return (int) (k.hash() >>> 52);
   }
 
   private ReentrantLock[] lockBoth(Key a, Key b) {

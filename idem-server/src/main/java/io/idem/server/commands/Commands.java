@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import io.idem.server.command.CommandRegistry;
 import io.idem.server.commands.bloom.BloomCodec;
+import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.store.Codecs;
@@ -18,11 +19,13 @@ public final class Commands {
         .register(GenericCommands.specs())
         .register(BloomCommands.specs())
         .register(CuckooCommands.specs())
+        .register(CmsCommands.specs())
         .register(DedupCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
   public static Codecs codecs() {
-    return new Codecs(List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE, DedupCodec.INSTANCE));
+    return new Codecs(
+        List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE, CmsCodec.INSTANCE, DedupCodec.INSTANCE));
   }
 }

@@ -92,6 +92,29 @@ class ClientsTest {
   }
 
   @Test
+  void jedisCountMinSketch() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.cmsInitByDim("j:cms", 2000, 5)).isEqualTo("OK");
+      assertThat(j.cmsInitByProb("j:cms2", 0.001, 0.01)).isEqualTo("OK");
+      assertThat(j.cmsIncrBy("j:cms", "a", 3)).isEqualTo(3);
+      assertThat(j.cmsIncrBy("j:cms", Map.of("a", 2L))).containsExactly(5L);
+      j.cmsIncrBy("j:cms2", "a", 10);
+      assertThat(j.cmsQuery("j:cms", "a", "never")).containsExactly(5L, 0L);
+      assertThat(j.cmsInitByDim("j:sum", 2000, 7)).isEqualTo("OK");
+      assertThat(j.cmsMerge("j:sum", Map.of("j:cms2", 3L))).isEqualTo("OK");
+      assertThat(j.cmsQuery("j:sum", "a")).containsExactly(30L);
+      assertThat(j.cmsInfo("j:cms2"))
+          .containsEntry("width", 2000L)
+          .containsEntry("depth", 7L)
+          .containsEntry("count", 10L);
+      assertThatThrownBy(() -> j.cmsMerge("j:cms", "j:cms2"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("CMS: width/depth is not equal");
+      assertThat(j.type("j:cms")).isEqualTo("CMSk-TYPE");
+    }
+  }
+
+  @Test
   void jedisCuckoo() {
     try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
       assertThat(j.cfReserve("j:cf", 1000)).isEqualTo("OK");

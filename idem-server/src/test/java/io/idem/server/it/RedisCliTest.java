@@ -81,6 +81,17 @@ class RedisCliTest {
   }
 
   @Test
+  void countMinSketchCommands() throws Exception {
+    assertThat(cli("CMS.INITBYPROB", "cli:cms", "0.001", "0.01")).isEqualTo("OK\n");
+    assertThat(cli("CMS.INCRBY", "cli:cms", "a", "2", "b", "5", "a", "1")).isEqualTo("2\n5\n3\n");
+    assertThat(cli("CMS.QUERY", "cli:cms", "a", "b", "c")).isEqualTo("3\n5\n0\n");
+    assertThat(cli("CMS.INFO", "cli:cms")).isEqualTo("width\n2000\ndepth\n7\ncount\n8\n");
+    assertThat(cli("CMS.INITBYDIM", "cli:cms", "10", "10"))
+        .isEqualTo("CMS: key already exists\n\n");
+    assertThat(cli("TYPE", "cli:cms")).isEqualTo("CMSk-TYPE\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The crash test at length: idem-server's CrashTest kills a server process with SIGKILL CYCLES
-# times (default 100) while a client pipelines BF.ADD, CF.ADD, DEDUP.MCLAIM and DEDUP.RELEASE,
-# restarts it on the same data each time, and checks that every acknowledged add, claim and
-# release is still there. Prints pass or fail and the time taken; the exit code is Maven's.
+# times (default 100) while a client pipelines BF.ADD, CF.ADD, DEDUP.MCLAIM, DEDUP.RELEASE and
+# CMS.INCRBY, restarts it on the same data each time, and checks that every acknowledged add, claim,
+# release and increment is still there, and no increment counted twice. Prints pass or fail and the time taken; the exit code is Maven's.
 # Extra arguments go to Maven (e.g. -o to stay offline).
 #   scripts/crash-test.sh
 #   CYCLES=20 scripts/crash-test.sh -o
@@ -33,7 +33,7 @@ status=0
 elapsed=$(($(date +%s) - start))
 
 if [ "$status" -eq 0 ] && [ -f "$report" ]; then
-  echo "crash-test: PASSED: $cycles cycles in ${elapsed}s, every acknowledged add, claim and release survived"
+  echo "crash-test: PASSED: $cycles cycles in ${elapsed}s, every acknowledged add, claim, release and increment survived, none twice"
 else
   echo "crash-test: FAILED after ${elapsed}s (exit $status); see idem-server/target/surefire-reports/"
   [ "$status" -ne 0 ] || status=1

@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kills a server process with SIGKILL at random moments while a client pipelines BF.ADD, CF.ADD and
- * DEDUP.MCLAIM, restarts it on the same data, and checks that every acknowledged item is present
- * and every acknowledged claim still held by its owner: claimed again by another owner it is a
- * duplicate naming the first, so no id is answered new twice. Snapshots run every second, so kills
- * also land during and after snapshots and log truncation.
+ * Kills a server process with SIGKILL at random moments while a client pipelines BF.ADD, CF.ADD,
+ * DEDUP.MCLAIM and CMS.INCRBY, restarts it on the same data, and checks that every acknowledged
+ * item is present, every acknowledged claim still held by its owner (claimed again by another owner
+ * it is a duplicate naming the first, so no id is answered new twice), and every counter holds its
+ * acknowledged increments and none twice. Snapshots run every second, so kills also land during and
+ * after snapshots and log truncation.
  *
  * <p>Cycles: {@code -Didem.crash.cycles=N} (default 4; scripts/crash-test.sh runs a hundred).
  */
@@ -40,6 +41,7 @@ class CrashTest {
     List<String> cuckooAcked = new ArrayList<>();
     Map<String, String> claims = new LinkedHashMap<>();
     Set<String> released = new LinkedHashSet<>();
+    Counters counters = new Counters();
     for (int cycle = 0; cycle < cycles; cycle++) {
       try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
         if (cycle == 0) {
@@ -47,9 +49,11 @@ class CrashTest {
             assertThat(c.call("BF.RESERVE", "bf", "0.001", "1000000")).isEqualTo("OK");
             assertThat(c.call("CF.RESERVE", "cf", "1000000")).isEqualTo("OK");
             assertThat(c.call("DEDUP.RESERVE", "dd", "24h")).isEqualTo("OK");
+            // Wide, for a few items: no two share all their counters, so estimates are exact.
+            assertThat(c.call("CMS.INITBYDIM", "cms", "100000", "5")).isEqualTo("OK");
           }
         } else {
-          verify(server.port(), bloomAcked, cuckooAcked, claims, released);
+          verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters);
         }
         int before = bloomAcked.size() + cuckooAcked.size();
         long killAfterMillis = 300 + random.nextInt(2500); // some after the pause below
@@ -67,7 +71,7 @@ class CrashTest {
                       }
                     });
         pipelineUntilKilled(
-            server.port(), cycle, killed, bloomAcked, cuckooAcked, claims, released);
+            server.port(), cycle, killed, bloomAcked, cuckooAcked, claims, released, counters);
         killer.join();
         assertThat(bloomAcked.size() + cuckooAcked.size())
             .as("cycle %d acknowledged something before the kill", cycle)
@@ -75,18 +79,27 @@ class CrashTest {
       }
     }
     try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
-      verify(server.port(), bloomAcked, cuckooAcked, claims, released);
+      verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters);
       // SIGTERM: the JVM runs the shutdown hook (graceful stop), then exits with 128 + 15.
       assertThat(server.terminate()).isEqualTo(143);
     }
   }
 
   /**
-   * Pipelines batches of adds and claims; records the items and claims whose reply arrived. Each
-   * claim batch also claims ids acknowledged earlier, for another owner: they must be duplicates.
-   * Every tenth batch releases a few of this cycle's claims (acknowledged releases must stay
-   * released), and once a cycle the client pauses long enough for the server to write its pending
-   * claims as rows, so kills also land during and after those writes.
+   * CMS.INCRBY's counters: increments acknowledged, and sent (some perhaps applied, unanswered).
+   */
+  private static final class Counters {
+    static final int ITEMS = 16;
+    final long[] acked = new long[ITEMS];
+    final long[] sent = new long[ITEMS];
+  }
+
+  /**
+   * Pipelines batches of adds, claims and counter increments; records the items and claims whose
+   * reply arrived. Each claim batch also claims ids acknowledged earlier, for another owner: they
+   * must be duplicates. Every tenth batch releases a few of this cycle's claims (acknowledged
+   * releases must stay released), and once a cycle the client pauses long enough for the server to
+   * write its pending claims as rows, so kills also land during and after those writes.
    */
   private static void pipelineUntilKilled(
       int port,
@@ -95,7 +108,8 @@ class CrashTest {
       List<String> bloomAcked,
       List<String> cuckooAcked,
       Map<String, String> claims,
-      Set<String> released)
+      Set<String> released,
+      Counters counters)
       throws IOException {
     int n = 0;
     int batches = 0;
@@ -124,6 +138,13 @@ class CrashTest {
           claim.add(owner);
         }
         c.send(claim.toArray(String[]::new));
+        List<String> incr = new ArrayList<>(List.of("CMS.INCRBY", "cms"));
+        for (int j = 0; j < Counters.ITEMS; j++) {
+          incr.add("k" + j);
+          incr.add(Integer.toString(1 + j));
+          counters.sent[j] += 1 + j;
+        }
+        c.send(incr.toArray(String[]::new));
         List<String> releases = new ArrayList<>();
         if (++batches % 10 == 0) {
           for (int i = 0; i < 4 && !mine.isEmpty(); i++) {
@@ -157,6 +178,11 @@ class CrashTest {
             assertThat(new String((byte[]) answer.get(1), StandardCharsets.UTF_8)).isEqualTo(first);
           }
         }
+        List<?> counts = (List<?>) c.read();
+        for (int j = 0; j < Counters.ITEMS; j++) {
+          counters.acked[j] += 1 + j;
+          assertThat(counts.get(j)).as("count of k%d", j).isEqualTo(counters.acked[j]);
+        }
         for (String id : releases) {
           assertThat(c.read()).as("release of %s", id).isEqualTo(1L);
           released.add(id);
@@ -184,11 +210,27 @@ class CrashTest {
       List<String> bloomAcked,
       List<String> cuckooAcked,
       Map<String, String> claims,
-      Set<String> released)
+      Set<String> released,
+      Counters counters)
       throws IOException {
     try (RespClient c = new RespClient(port)) {
       check(c, "BF.MEXISTS", "bf", bloomAcked);
       check(c, "CF.MEXISTS", "cf", cuckooAcked);
+      // Every acknowledged increment is in, none twice: a count between the acknowledged and the
+      // sent (an increment whose reply the kill cut off may or may not have been applied).
+      List<String> query = new ArrayList<>(List.of("CMS.QUERY", "cms"));
+      for (int j = 0; j < Counters.ITEMS; j++) {
+        query.add("k" + j);
+      }
+      List<?> counts = (List<?>) c.call(query.toArray(String[]::new));
+      for (int j = 0; j < Counters.ITEMS; j++) {
+        long count = (Long) counts.get(j);
+        assertThat(count)
+            .as("count of k%d after restart", j)
+            .isBetween(counters.acked[j], counters.sent[j]);
+        counters.acked[j] = count;
+        counters.sent[j] = count;
+      }
       // Acknowledged releases stayed released: claimed now, they are new (and held from now on).
       for (String id : released) {
         Object answer = c.call("DEDUP.CLAIM", "dd", id, "verifier");

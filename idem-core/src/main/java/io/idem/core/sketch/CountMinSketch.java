@@ -25,10 +25,13 @@ import java.io.OutputStream;
  */
 public final class CountMinSketch {
 
-  static final int FORMAT_VERSION = 1; // append-only; see SketchFormatTest
+  static final int FORMAT_VERSION = 1; // append-only; see CountMinSketchTest
 
-  /** The most counters one sketch holds: what a Java int array can index. */
-  public static final long MAX_CELLS = Integer.MAX_VALUE - 8;
+  /**
+   * The most counters one sketch holds (2 GiB of them): its whole state, as a server logs it after
+   * a merge, must fit one Java byte array.
+   */
+  public static final long MAX_CELLS = (Integer.MAX_VALUE - 64) / 4;
 
   /** A counter's largest value, where it saturates. */
   public static final long MAX_COUNTER = 0xFFFF_FFFFL;

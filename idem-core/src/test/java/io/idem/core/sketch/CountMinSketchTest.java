@@ -98,7 +98,7 @@ class CountMinSketchTest {
   }
 
   @Test
-  void setToWeightedSum_addsSubtractsInPlace_andIsAllOrNothing() {
+  void setToWeightedSum_addsSubtractsInPlace_andIsAllOrNothing() throws IOException {
     CountMinSketch a = CountMinSketch.create(100, 4);
     CountMinSketch b = CountMinSketch.create(100, 4);
     add(a, "x", 10);
@@ -112,8 +112,9 @@ class CountMinSketchTest {
     assertThat(estimate(d, "z")).isZero();
     assertThat(d.count()).isEqualTo(2 * 10 + 8);
     // In place, with a negative weight: a - b.
+    byte[] before = bytes(a);
     assertThat(a.setToWeightedSum(new CountMinSketch[] {a, b}, new long[] {1, -1})).isFalse();
-    assertThat(estimate(a, "x")).as("unchanged").isEqualTo(10); // y's counters would go below 0
+    assertThat(bytes(a)).as("unchanged").isEqualTo(before); // y's counters would go below 0
     CountMinSketch c = CountMinSketch.create(100, 4);
     add(c, "x", 4);
     assertThat(a.setToWeightedSum(new CountMinSketch[] {a, c}, new long[] {1, -1})).isTrue();
@@ -122,10 +123,11 @@ class CountMinSketchTest {
     // Past a counter's range, or 64 bits on the way: nothing changes.
     CountMinSketch big = CountMinSketch.create(100, 4);
     add(big, "x", 4_000_000_000L);
+    before = bytes(d);
     assertThat(d.setToWeightedSum(new CountMinSketch[] {big}, new long[] {2})).isFalse();
     assertThat(d.setToWeightedSum(new CountMinSketch[] {big}, new long[] {Long.MAX_VALUE}))
         .isFalse();
-    assertThat(estimate(d, "x")).isEqualTo(23);
+    assertThat(bytes(d)).isEqualTo(before);
     assertThatThrownBy(
             () ->
                 d.setToWeightedSum(

@@ -170,24 +170,28 @@ public final class Engine implements AutoCloseable {
     for (int i : order) {
       stripes[i].lock();
     }
-    Tx tx = new Tx(k);
+    Tx tx = null;
     try {
+      Tx mine = new Tx(k);
+      tx = mine;
       return f.apply(
-          tx,
+          mine,
           other -> {
             Key o = new Key(other);
             if (!readable.contains(o)) {
               throw new IllegalArgumentException("key not locked for this command");
             }
             if (o.equals(k)) {
-              return tx.entry();
+              return mine.entry();
             }
             Entry e = live(o);
             (e == null ? misses : hits).increment();
             return e;
           });
     } finally {
-      tx.remeasure();
+      if (tx != null) {
+        tx.remeasure();
+      }
       for (int i = order.length - 1; i >= 0; i--) {
         stripes[order[i]].unlock();
       }

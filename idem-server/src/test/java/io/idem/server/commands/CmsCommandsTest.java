@@ -63,6 +63,8 @@ class CmsCommandsTest {
         .isEqualTo("(error) CMS: invalid init arguments");
     assertThat(h.show("CMS.INITBYDIM", "n", "1000000000", "1000000000"))
         .isEqualTo("(error) CMS: Insufficient memory to create the key");
+    assertThat(h.show("CMS.INITBYPROB", "n", "1e-16", "1e-16"))
+        .isEqualTo("(error) CMS: Insufficient memory to create the key");
     h.engine.setMaxMemory(h.engine.usedMemory() + 1000);
     assertThat(h.show("CMS.INITBYDIM", "n", "1000", "5"))
         .isEqualTo("(error) CMS: Insufficient memory to create the key");
@@ -99,7 +101,11 @@ class CmsCommandsTest {
     assertThat(h.show("CMS.INCRBY", "c", "a", "2147483647", "b", "1"))
         .isEqualTo("[(error) CMS: INCRBY overflow, (integer) 11]");
     assertThat(h.show("CMS.QUERY", "c", "a")).isEqualTo("[(integer) 4294967295]");
-    assertThat(h.show("CMS.INFO", "c")).endsWith("count=(integer) " + (3L * 2147483647 + 11) + "}");
+    // Reaching the limit exactly, without wrapping, is an overflow too.
+    assertThat(h.show("CMS.INCRBY", "c", "exact", "4294967295"))
+        .isEqualTo("[(error) CMS: INCRBY overflow]");
+    assertThat(h.show("CMS.INFO", "c"))
+        .endsWith("count=(integer) " + (3L * 2147483647 + 11 + 4294967295L) + "}");
   }
 
   @Test
@@ -130,7 +136,7 @@ class CmsCommandsTest {
   // ---- MERGE
 
   @Test
-  void merge_weightedSum_overwritesTheDestination_whichMayBeASource() {
+  void merge_weightedSum_overwritesTheDestination_whichMayBeASource() throws Exception {
     for (String k : new String[] {"a", "b", "d"}) {
       h.call("CMS.INITBYDIM", k, "500", "4");
     }
@@ -147,10 +153,37 @@ class CmsCommandsTest {
     assertThat(h.show("CMS.MERGE", "d", "2", "d", "b", "weights", "1", "-1")).isEqualTo("OK");
     assertThat(h.show("CMS.QUERY", "d", "x", "y")).isEqualTo("[(integer) 20, (integer) 0]");
     // Again would take y below 0: refused, nothing changes.
+    byte[] before = state("d");
     assertThat(h.show("CMS.MERGE", "d", "2", "d", "b", "WEIGHTS", "1", "-1"))
         .isEqualTo("(error) CMS: MERGE overflow");
-    assertThat(h.show("CMS.QUERY", "d", "x")).isEqualTo("[(integer) 20]");
     assertThat(h.show("CMS.MERGE", "d", "1", "a", "WEIGHTS", "9223372036854775807"))
+        .isEqualTo("(error) CMS: MERGE overflow");
+    assertThat(state("d")).isEqualTo(before);
+    // RedisBloom's own cases: 64-bit sums that come back in range are fine.
+    h.call("CMS.INITBYDIM", "four", "500", "4");
+    h.call("CMS.INCRBY", "four", "x", "4");
+    assertThat(
+            h.show(
+                "CMS.MERGE",
+                "d",
+                "2",
+                "four",
+                "four",
+                "WEIGHTS",
+                "-922337203685477500",
+                "922337203685477502"))
+        .isEqualTo("OK");
+    assertThat(h.show("CMS.QUERY", "d", "x")).isEqualTo("[(integer) 8]");
+    assertThat(
+            h.show(
+                "CMS.MERGE",
+                "d",
+                "2",
+                "four",
+                "four",
+                "WEIGHTS",
+                "9223372036854775807",
+                "-4000000000"))
         .isEqualTo("(error) CMS: MERGE overflow");
   }
 
@@ -189,6 +222,10 @@ class CmsCommandsTest {
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private byte[] state(String key) throws Exception {
+    return bytes(h.engine.read(b(key), e -> (CountMinSketch) e.value()));
   }
 
   // ---- durability

@@ -27,6 +27,9 @@ final class Cms {
   static final String SHAPES_DIFFER = "CMS: width/depth is not equal";
   static final String MERGE_OVERFLOW = "CMS: MERGE overflow";
 
+  /** Idem's own: the merged state, which is logged whole, could not be made in memory. */
+  static final String MERGE_NO_MEMORY = "CMS: Insufficient memory to merge";
+
   private Cms() {}
 
   /**

@@ -58,10 +58,14 @@ public final class CmsInitCommand implements Handler {
                   || !call.engine().memoryFits(CountMinSketch.bytesFor(width, depth))) {
                 throw new CommandException(Cms.NO_MEMORY);
               }
-              tx.create(
-                  CmsCodec.INSTANCE,
-                  CountMinSketch.create(width, depth),
-                  CmsCodec.recipe((int) width, (int) depth));
+              CountMinSketch sketch;
+              try {
+                sketch = CountMinSketch.create(width, depth);
+              } catch (OutOfMemoryError e) {
+                // One large array failed: nothing else was touched, and the heap is as it was.
+                throw new CommandException(Cms.NO_MEMORY);
+              }
+              tx.create(CmsCodec.INSTANCE, sketch, CmsCodec.recipe((int) width, (int) depth));
               return Reply.OK;
             });
   }

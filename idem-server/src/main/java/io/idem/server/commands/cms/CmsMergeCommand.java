@@ -17,7 +17,8 @@ import java.util.List;
  * destination (which must exist, and may be a source) to the weighted sum of the sources, in
  * RedisBloom's order of checks; all keys are locked together, so the sources are read at one
  * instant. Weights are integers and may be negative; a counter that would leave [0, 2^32 - 1], or a
- * total below 0, refuses the merge and changes nothing. Logged as the destination's new state.
+ * total below 0, refuses the merge and changes nothing. Logged as the destination's new state, made
+ * aside first: a merge whose state cannot be made in memory changes nothing either.
  */
 public final class CmsMergeCommand implements Handler {
 
@@ -73,16 +74,25 @@ public final class CmsMergeCommand implements Handler {
                   throw new CommandException(Cms.SHAPES_DIFFER);
                 }
               }
-              if (!dest.setToWeightedSum(from, weights)) {
-                throw new CommandException(Cms.MERGE_OVERFLOW);
-              }
-              ByteArrayOutputStream state = new ByteArrayOutputStream();
+              // The merge is made aside and written out first: the destination changes only once
+              // its new state is in hand to log.
+              byte[] state;
+              CountMinSketch next;
               try {
-                dest.writeTo(state);
+                next = CountMinSketch.create(dest.width(), dest.depth());
+                if (!next.setToWeightedSum(from, weights)) {
+                  throw new CommandException(Cms.MERGE_OVERFLOW);
+                }
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                next.writeTo(out);
+                state = out.toByteArray();
+              } catch (OutOfMemoryError e) {
+                throw new CommandException(Cms.MERGE_NO_MEMORY);
               } catch (IOException e) {
                 throw new UncheckedIOException(e); // a byte array does not fail
               }
-              tx.log(CmsCodec.OP_SET, state.toByteArray());
+              dest.setToWeightedSum(new CountMinSketch[] {next}, new long[] {1}); // cannot fail
+              tx.log(CmsCodec.OP_SET, state);
               return Reply.OK;
             });
   }

@@ -31,6 +31,11 @@ public final class CmsIncrByCommand implements Handler {
     long[] h2 = new long[n];
     long[] increments = new long[n];
     Hash128 h = new Hash128();
+    for (int i = 0; i < n; i++) { // outside the key's lock
+      h.hash(call.arg(2 + 2 * i));
+      h1[i] = h.h1();
+      h2[i] = h.h2();
+    }
     return call.engine()
         .write(
             call.arg(1),
@@ -45,9 +50,6 @@ public final class CmsIncrByCommand implements Handler {
                   throw new CommandException(Cms.NEGATIVE);
                 }
                 increments[i] = v;
-                h.hash(call.arg(2 + 2 * i));
-                h1[i] = h.h1();
-                h2[i] = h.h2();
               }
               ByteBuffer payload = ByteBuffer.allocate(n * 24);
               List<Reply> out = new ArrayList<>(n);

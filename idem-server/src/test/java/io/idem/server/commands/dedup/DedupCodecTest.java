@@ -181,12 +181,7 @@ class DedupCodecTest {
       if (mode != Mode.EXACT) {
         assertThat(snapshot(back)).as("%s same bytes", mode).isEqualTo(snapshot(t));
       }
-      engine.write(
-          b("t"),
-          tx -> {
-            tx.delete();
-            return null;
-          });
+      deleteT();
     }
   }
 
@@ -240,12 +235,7 @@ class DedupCodecTest {
     for (Object[] kind : KINDS) {
       Mode mode = (Mode) kind[0];
       byte[] good = snapshot(filled(mode, (double) kind[1], (long) kind[2]));
-      engine.write(
-          b("t"),
-          tx -> {
-            tx.delete();
-            return null;
-          });
+      deleteT();
       for (int cut = 0; cut < good.length; cut++) {
         byte[] bad = java.util.Arrays.copyOf(good, cut);
         assertThatThrownBy(() -> read(bad))

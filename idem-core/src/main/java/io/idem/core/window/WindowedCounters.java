@@ -267,6 +267,19 @@ public final class WindowedCounters {
     return ranges;
   }
 
+  /**
+   * Whether {@link #drop} would drop anything at {@code now}. It reads without the lock, so it is a
+   * hint: the caller takes the lock and drops only when it says so.
+   */
+  public boolean dropDue(long now) {
+    for (int r = 0; r < resolutions.length; r++) {
+      if (Math.floorDiv(resolutions[r].firstKept(now), SLOTS) > droppedBelow[r]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The epoch below which a resolution's rows are dropped. */
   public long droppedBelow(int resolution) {
     return droppedBelow[resolution];

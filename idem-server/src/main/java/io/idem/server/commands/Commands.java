@@ -3,6 +3,7 @@ package io.idem.server.commands;
 import io.idem.server.command.CommandRegistry;
 import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.commands.cms.CmsCodec;
+import io.idem.server.commands.counter.CounterCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.store.Codecs;
@@ -20,12 +21,18 @@ public final class Commands {
         .register(BloomCommands.specs())
         .register(CuckooCommands.specs())
         .register(CmsCommands.specs())
-        .register(DedupCommands.specs());
+        .register(DedupCommands.specs())
+        .register(CounterCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
   public static Codecs codecs() {
     return new Codecs(
-        List.of(BloomCodec.INSTANCE, CuckooCodec.INSTANCE, CmsCodec.INSTANCE, DedupCodec.INSTANCE));
+        List.of(
+            BloomCodec.INSTANCE,
+            CuckooCodec.INSTANCE,
+            CmsCodec.INSTANCE,
+            DedupCodec.INSTANCE,
+            CounterCodec.INSTANCE));
   }
 }

@@ -241,6 +241,14 @@ public final class Engine implements AutoCloseable {
     }
 
     @Override
+    public void change(java.util.List<RowChange> rows) {
+      if (entry == null) {
+        throw new IllegalStateException("no entry to change rows of: " + key);
+      }
+      journal.rowsChanged(entry, rows);
+    }
+
+    @Override
     public void delete() {
       if (entry != null) {
         removeLocked(entry);

@@ -30,6 +30,12 @@ public interface Journal extends AutoCloseable {
    */
   long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> rows);
 
+  /**
+   * Changes to a stored value's rows that change nothing resident: the rows are the data (windowed
+   * counters), so no operation is logged and the value needs no new snapshot.
+   */
+  long rowsChanged(Entry entry, java.util.List<RowChange> rows);
+
   /** The stored values' rows, as of every change handed to this journal. */
   Rows rows();
 
@@ -89,6 +95,12 @@ public interface Journal extends AutoCloseable {
 
       @Override
       public long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> changes) {
+        rows.apply(entry.id(), changes);
+        return seq.incrementAndGet();
+      }
+
+      @Override
+      public long rowsChanged(Entry entry, java.util.List<RowChange> changes) {
         rows.apply(entry.id(), changes);
         return seq.incrementAndGet();
       }

@@ -37,6 +37,9 @@ public interface KeyTx {
    */
   void log(byte op, byte[] payload, java.util.List<RowChange> rows);
 
+  /** Changes the entry's rows alone (see {@link Journal#rowsChanged}). */
+  void change(java.util.List<RowChange> rows);
+
   /** Removes the key; it is free afterwards. */
   void delete();
 }

@@ -614,6 +614,17 @@ public final class RocksStore implements Journal {
     if (rows.isEmpty()) {
       return append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
     }
+    return changeRows(id, record, rows);
+  }
+
+  @Override
+  public long rowsChanged(Entry entry, List<RowChange> rows) {
+    // Nothing resident changed: no log record, and the value needs no new snapshot.
+    return changeRows(entry.id(), null, rows);
+  }
+
+  /** Journals row changes, with the log record of the operation that made them if there is one. */
+  private long changeRows(long id, byte @Nullable [] record, List<RowChange> rows) {
     // Scope each row to the value; reads see the change from now, the store once it is written.
     int n = rows.size();
     RowChange[] changes = rows.toArray(new RowChange[0]);
@@ -646,9 +657,11 @@ public final class RocksStore implements Journal {
       }
     }
     return append(
-        record.length + 16,
+        record == null ? 0 : record.length + 16,
         (b, seq) -> {
-          b.put(logCf, seqKey(seq), record);
+          if (record != null) {
+            b.put(logCf, seqKey(seq), record);
+          }
           for (int i = 0; i < n; i++) {
             switch (changes[i]) {
               case RowChange.Put p -> b.put(rowsCf, keys[i], p.value());

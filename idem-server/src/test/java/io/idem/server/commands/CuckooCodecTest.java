@@ -69,6 +69,11 @@ class CuckooCodecTest {
       return ++seq;
     }
 
+    @Override
+    public long rowsChanged(Entry entry, List<io.idem.server.engine.RowChange> rows) {
+      throw new UnsupportedOperationException("no rows here");
+    }
+
     /** Rows for values that keep none: handed out, but never to be used. */
     @Override
     public io.idem.server.engine.Rows rows() {

@@ -114,6 +114,46 @@ class ClientsTest {
     }
   }
 
+  /** Idem's own commands, which Jedis sends as any command it does not know. */
+  enum Counter implements redis.clients.jedis.commands.ProtocolCommand {
+    RESERVE("COUNTER.RESERVE"),
+    INCRBY("COUNTER.INCRBY"),
+    QUERY("COUNTER.QUERY");
+
+    private final byte[] raw;
+
+    Counter(String name) {
+      this.raw = name.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public byte[] getRaw() {
+      return raw;
+    }
+  }
+
+  @Test
+  void jedisWindowedCounters() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.sendCommand(Counter.RESERVE, "j:wc"))
+          .isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
+      long now = System.currentTimeMillis();
+      String t = Long.toString(now);
+      assertThat(j.sendCommand(Counter.INCRBY, "j:wc", t, "ip:1", "3", "ip:1|u:7", "1"))
+          .isEqualTo(2L);
+      assertThat(
+              j.sendCommand(
+                  Counter.INCRBY, "j:wc", Long.toString(now - 3 * 3_600_000L), "ip:1", "10"))
+          .isEqualTo(1L);
+      assertThat(j.sendCommand(Counter.QUERY, "j:wc", t, "1h", "24h", "NAMES", "ip:1", "ip:1|u:7"))
+          .isEqualTo(List.of(List.of(3L, 13L), List.of(1L, 1L)));
+      assertThatThrownBy(() -> j.sendCommand(Counter.QUERY, "j:wc", t, "90s", "NAMES", "ip:1"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR no resolution of the table divides a window of 90s and keeps that long");
+      assertThat(j.type("j:wc")).isEqualTo("counter");
+    }
+  }
+
   @Test
   void jedisCuckoo() {
     try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {

@@ -18,11 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kills a server process with SIGKILL at random moments while a client pipelines BF.ADD, CF.ADD,
- * DEDUP.MCLAIM and CMS.INCRBY, restarts it on the same data, and checks that every acknowledged
- * item is present, every acknowledged claim still held by its owner (claimed again by another owner
- * it is a duplicate naming the first, so no id is answered new twice), and every counter holds its
- * acknowledged increments and none twice. Snapshots run every second, so kills also land during and
- * after snapshots and log truncation.
+ * DEDUP.MCLAIM, CMS.INCRBY and COUNTER.INCRBY, restarts it on the same data, and checks that every
+ * acknowledged item is present, every acknowledged claim still held by its owner (claimed again by
+ * another owner it is a duplicate naming the first, so no id is answered new twice), and every
+ * counter (sketch and windowed) holds its acknowledged increments and none twice. Snapshots run
+ * every second, so kills also land during and after snapshots and log truncation.
  *
  * <p>Cycles: {@code -Didem.crash.cycles=N} (default 4; scripts/crash-test.sh runs a hundred).
  */
@@ -42,6 +42,7 @@ class CrashTest {
     Map<String, String> claims = new LinkedHashMap<>();
     Set<String> released = new LinkedHashSet<>();
     Counters counters = new Counters();
+    Counters windowed = new Counters();
     for (int cycle = 0; cycle < cycles; cycle++) {
       try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
         if (cycle == 0) {
@@ -51,9 +52,10 @@ class CrashTest {
             assertThat(c.call("DEDUP.RESERVE", "dd", "24h")).isEqualTo("OK");
             // Wide, for a few items: no two share all their counters, so estimates are exact.
             assertThat(c.call("CMS.INITBYDIM", "cms", "100000", "5")).isEqualTo("OK");
+            assertThat(c.call("COUNTER.RESERVE", "wc")).isEqualTo("OK");
           }
         } else {
-          verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters);
+          verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters, windowed);
         }
         int before = bloomAcked.size() + cuckooAcked.size();
         long killAfterMillis = 300 + random.nextInt(2500); // some after the pause below
@@ -71,7 +73,15 @@ class CrashTest {
                       }
                     });
         pipelineUntilKilled(
-            server.port(), cycle, killed, bloomAcked, cuckooAcked, claims, released, counters);
+            server.port(),
+            cycle,
+            killed,
+            bloomAcked,
+            cuckooAcked,
+            claims,
+            released,
+            counters,
+            windowed);
         killer.join();
         assertThat(bloomAcked.size() + cuckooAcked.size())
             .as("cycle %d acknowledged something before the kill", cycle)
@@ -79,14 +89,15 @@ class CrashTest {
       }
     }
     try (ServerProcess server = ServerProcess.start(dir, SETTINGS)) {
-      verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters);
+      verify(server.port(), bloomAcked, cuckooAcked, claims, released, counters, windowed);
       // SIGTERM: the JVM runs the shutdown hook (graceful stop), then exits with 128 + 15.
       assertThat(server.terminate()).isEqualTo(143);
     }
   }
 
   /**
-   * CMS.INCRBY's counters: increments acknowledged, and sent (some perhaps applied, unanswered).
+   * CMS.INCRBY's or COUNTER.INCRBY's counters: increments acknowledged, and sent (some perhaps
+   * applied, unanswered).
    */
   private static final class Counters {
     static final int ITEMS = 16;
@@ -109,7 +120,8 @@ class CrashTest {
       List<String> cuckooAcked,
       Map<String, String> claims,
       Set<String> released,
-      Counters counters)
+      Counters counters,
+      Counters windowed)
       throws IOException {
     int n = 0;
     int batches = 0;
@@ -145,6 +157,13 @@ class CrashTest {
           counters.sent[j] += 1 + j;
         }
         c.send(incr.toArray(String[]::new));
+        List<String> count = new ArrayList<>(List.of("COUNTER.INCRBY", "wc", "*"));
+        for (int j = 0; j < Counters.ITEMS; j++) {
+          count.add("w" + j);
+          count.add(Integer.toString(1 + j));
+          windowed.sent[j] += 1 + j;
+        }
+        c.send(count.toArray(String[]::new));
         List<String> releases = new ArrayList<>();
         if (++batches % 10 == 0) {
           for (int i = 0; i < 4 && !mine.isEmpty(); i++) {
@@ -183,6 +202,10 @@ class CrashTest {
           counters.acked[j] += 1 + j;
           assertThat(counts.get(j)).as("count of k%d", j).isEqualTo(counters.acked[j]);
         }
+        assertThat(c.read()).as("resolutions counting the event").isEqualTo(2L);
+        for (int j = 0; j < Counters.ITEMS; j++) {
+          windowed.acked[j] += 1 + j;
+        }
         for (String id : releases) {
           assertThat(c.read()).as("release of %s", id).isEqualTo(1L);
           released.add(id);
@@ -211,7 +234,8 @@ class CrashTest {
       List<String> cuckooAcked,
       Map<String, String> claims,
       Set<String> released,
-      Counters counters)
+      Counters counters,
+      Counters windowed)
       throws IOException {
     try (RespClient c = new RespClient(port)) {
       check(c, "BF.MEXISTS", "bf", bloomAcked);
@@ -230,6 +254,19 @@ class CrashTest {
             .isBetween(counters.acked[j], counters.sent[j]);
         counters.acked[j] = count;
         counters.sent[j] = count;
+      }
+      List<String> window = new ArrayList<>(List.of("COUNTER.QUERY", "wc", "*", "1d", "NAMES"));
+      for (int j = 0; j < Counters.ITEMS; j++) {
+        window.add("w" + j);
+      }
+      List<?> sums = (List<?>) c.call(window.toArray(String[]::new));
+      for (int j = 0; j < Counters.ITEMS; j++) {
+        long count = (Long) ((List<?>) sums.get(j)).getFirst();
+        assertThat(count)
+            .as("windowed count of w%d after restart", j)
+            .isBetween(windowed.acked[j], windowed.sent[j]);
+        windowed.acked[j] = count;
+        windowed.sent[j] = count;
       }
       // Acknowledged releases stayed released: claimed now, they are new (and held from now on).
       for (String id : released) {

@@ -92,6 +92,17 @@ class RedisCliTest {
   }
 
   @Test
+  void windowedCounterCommands() throws Exception {
+    String now = Long.toString(System.currentTimeMillis());
+    assertThat(cli("COUNTER.RESERVE", "cli:wc")).isEqualTo("OK\n");
+    assertThat(cli("COUNTER.INCRBY", "cli:wc", now, "ip:1", "2", "ip:2", "5")).isEqualTo("2\n");
+    assertThat(cli("COUNTER.INCRBY", "cli:wc", now, "ip:1", "-1")).isEqualTo("2\n");
+    assertThat(cli("COUNTER.QUERY", "cli:wc", now, "1h", "7d", "NAMES", "ip:1", "ip:2"))
+        .isEqualTo("1\n1\n5\n5\n");
+    assertThat(cli("TYPE", "cli:wc")).isEqualTo("counter\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

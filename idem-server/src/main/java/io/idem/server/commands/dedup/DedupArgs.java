@@ -5,7 +5,6 @@ import io.idem.server.command.CommandException;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.commands.generic.Parse;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /** Argument parsing, limits and error texts of the DEDUP.* commands. */
@@ -49,28 +48,8 @@ final class DedupArgs {
 
   /** A window: plain seconds, or a number with ms, s, m, h or d. */
   static long windowMillis(byte[] arg) {
-    String s = new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-    long unit = 1000;
-    String digits = s;
-    for (String[] u :
-        new String[][] {
-          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
-        }) {
-      if (s.endsWith(u[0]) && s.length() > u[0].length()) {
-        digits = s.substring(0, s.length() - u[0].length());
-        unit = Long.parseLong(u[1]);
-        break;
-      }
-    }
-    Long n =
-        digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 12
-            ? Parse.longOrNull(digits.getBytes(StandardCharsets.ISO_8859_1))
-            : null;
-    if (n == null || n <= 0 || n > MAX_WINDOW_MILLIS / unit) {
-      throw new CommandException(BAD_WINDOW);
-    }
-    long millis = n * unit;
-    if (millis < MIN_WINDOW_MILLIS) {
+    Long millis = Parse.durationMillisOrNull(arg);
+    if (millis == null || millis < MIN_WINDOW_MILLIS || millis > MAX_WINDOW_MILLIS) {
       throw new CommandException(BAD_WINDOW);
     }
     return millis;

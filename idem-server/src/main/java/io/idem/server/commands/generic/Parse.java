@@ -51,6 +51,39 @@ public final class Parse {
     return v;
   }
 
+  /** The longest duration any command takes: ten years. */
+  public static final long MAX_DURATION_MILLIS = 3650L * 86_400_000;
+
+  /**
+   * A duration: plain seconds, or a positive number with ms, s, m, h or d (any case), at most
+   * {@link #MAX_DURATION_MILLIS}.
+   *
+   * @return milliseconds, or null if the bytes are not such a duration
+   */
+  public static @Nullable Long durationMillisOrNull(byte[] arg) {
+    String s = new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    long unit = 1000;
+    String digits = s;
+    for (String[] u :
+        new String[][] {
+          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
+        }) {
+      if (s.endsWith(u[0]) && s.length() > u[0].length()) {
+        digits = s.substring(0, s.length() - u[0].length());
+        unit = Long.parseLong(u[1]);
+        break;
+      }
+    }
+    Long n =
+        digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 12
+            ? longOrNull(digits.getBytes(StandardCharsets.ISO_8859_1))
+            : null;
+    if (n == null || n <= 0 || n > MAX_DURATION_MILLIS / unit) {
+      return null;
+    }
+    return n * unit;
+  }
+
   /**
    * A double as Redis reads one for a module (strtod of the whole argument): no surrounding spaces,
    * no NaN, no overflow to infinity or underflow to zero; "inf" and "infinity" are infinite.

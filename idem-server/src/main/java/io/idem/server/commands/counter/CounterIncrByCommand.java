@@ -1,0 +1,86 @@
+package io.idem.server.commands.counter;
+
+import io.idem.core.window.WindowedCounters;
+import io.idem.server.command.Call;
+import io.idem.server.command.CommandException;
+import io.idem.server.command.Errors;
+import io.idem.server.command.Handler;
+import io.idem.server.commands.generic.Parse;
+import io.idem.server.engine.RowChange;
+import io.idem.server.engine.Rows;
+import io.idem.server.reply.Reply;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * COUNTER.INCRBY key time name increment [name increment ...] — adds each increment (negative to
+ * decrement) to its name's bucket of {@code time} ({@code *}: the server's clock) at every
+ * resolution that still keeps that bucket, and replies how many resolutions counted the event. A
+ * free key becomes a table with the default resolutions. All of the command's increments are
+ * counted, or none: an event older than every retention, or an increment that would overflow a
+ * bucket, is an error that changes nothing.
+ */
+public final class CounterIncrByCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    int argc = call.argc();
+    if ((argc - 3) % 2 != 0) {
+      throw new CommandException(Errors.wrongArity("counter.incrby"));
+    }
+    int n = (argc - 3) / 2;
+    byte[][] names = new byte[n][];
+    long[] increments = new long[n];
+    for (int i = 0; i < n; i++) {
+      names[i] = Counters.name(call, 3 + 2 * i);
+      Long v = Parse.longOrNull(call.arg(4 + 2 * i));
+      if (v == null) {
+        throw new CommandException(Errors.NOT_INTEGER);
+      }
+      increments[i] = v;
+    }
+    Rows rows = call.engine().rows();
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              long now = call.engine().now();
+              long time = Counters.time(call, 2, now);
+              WindowedCounters table = Counters.tableOrNull(tx.entry());
+              boolean create = table == null;
+              if (create) {
+                table = new WindowedCounters(Counters.DEFAULT);
+              }
+              if (time > table.latestTime(now)) {
+                throw new CommandException(Counters.TOO_NEW);
+              }
+              int keeping = table.keeping(time, now);
+              if (keeping == 0) {
+                throw new CommandException(Counters.TOO_OLD);
+              }
+              long id = create ? -1 : tx.entry().id();
+              WindowedCounters.Increments inc =
+                  table.increments(key -> id < 0 ? null : rows.get(id, key), now);
+              try {
+                for (int i = 0; i < n; i++) {
+                  inc.add(names[i], time, increments[i]);
+                }
+              } catch (ArithmeticException e) {
+                throw new CommandException(Counters.OVERFLOW);
+              } catch (IOException e) {
+                throw new CommandException(Counters.CORRUPT);
+              }
+              if (create) {
+                tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Counters.DEFAULT));
+              }
+              List<RowChange> changes = new ArrayList<>();
+              inc.writeTo(
+                  (key, row) ->
+                      changes.add(
+                          row == null ? new RowChange.Delete(key) : new RowChange.Put(key, row)));
+              tx.change(changes);
+              return Reply.integer(keeping);
+            });
+  }
+}

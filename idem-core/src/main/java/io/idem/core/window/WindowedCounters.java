@@ -43,16 +43,25 @@ public final class WindowedCounters {
   /** Returned by {@link #resolve} when the window reaches before what is kept. */
   public static final int NOT_KEPT = -2;
 
-  /** Reads one row; null if it has none. */
+  /** Reads rows; null for a key with none. */
   @FunctionalInterface
   public interface RowSource {
     byte @Nullable [] row(byte[] key);
+
+    /** Many rows at once, in the keys' order: a store may read them in one call. */
+    default List<byte @Nullable []> rows(List<byte[]> keys) {
+      List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
+      for (byte[] k : keys) {
+        out.add(row(k));
+      }
+      return out;
+    }
   }
 
-  /** Receives a changed row: its new bytes, or null when it is to be deleted. */
+  /** Receives changed rows together: each one's new bytes, or null when it is to be deleted. */
   @FunctionalInterface
   public interface RowSink {
-    void accept(byte[] key, byte @Nullable [] row);
+    void accept(List<byte[]> keys, List<byte @Nullable []> rows);
   }
 
   private final Resolution[] resolutions;
@@ -62,11 +71,19 @@ public final class WindowedCounters {
 
   private final long longestRetention;
 
+  private final @Nullable RowCache cache;
+
+  /** A table without a row cache: every read goes to the store. */
+  public WindowedCounters(List<Resolution> resolutions) {
+    this(resolutions, 0);
+  }
+
   /**
    * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
    *     #MAX_RESOLUTIONS} of them
+   * @param cacheSlots rows the table keeps cached in front of its store (a power of two), or 0
    */
-  public WindowedCounters(List<Resolution> resolutions) {
+  public WindowedCounters(List<Resolution> resolutions, int cacheSlots) {
     if (resolutions.isEmpty() || resolutions.size() > MAX_RESOLUTIONS) {
       throw new IllegalArgumentException("from 1 to " + MAX_RESOLUTIONS + " resolutions");
     }
@@ -80,6 +97,17 @@ public final class WindowedCounters {
     }
     this.longestRetention = longest;
     this.droppedBelow = new long[this.resolutions.length];
+    this.cache = cacheSlots == 0 ? null : new RowCache(cacheSlots);
+  }
+
+  /** The rows that may be cached in front of the store, or 0. */
+  public int cacheSlots() {
+    return cache == null ? 0 : cache.slots();
+  }
+
+  /** The rows cached now. */
+  public int cachedRows() {
+    return cache == null ? 0 : cache.filled();
   }
 
   public List<Resolution> resolutions() {
@@ -162,7 +190,7 @@ public final class WindowedCounters {
       long[] counts = changed.get(k);
       if (counts == null) {
         counts = new long[SLOTS];
-        byte[] stored = source.row(key);
+        byte[] stored = cachedOrStored(source, key);
         if (stored != null) {
           CounterRow.decode(stored, counts);
         }
@@ -171,10 +199,32 @@ public final class WindowedCounters {
       return counts;
     }
 
-    /** Hands every row these increments touched to {@code sink}, in the order first touched. */
+    /**
+     * Hands every row these increments touched to {@code sink} in one call, in the order first
+     * touched, and puts them in the row cache. The sink must make them what the store reads from
+     * then on before it returns: readers that miss the cache fill it from the store once the write
+     * is over, so a row the store had not taken yet would be cached old.
+     */
     public void writeTo(RowSink sink) {
+      List<byte[]> keys = new java.util.ArrayList<>(changed.size());
+      List<byte @Nullable []> rows = new java.util.ArrayList<>(changed.size());
       for (Map.Entry<ByteBuffer, long[]> e : changed.entrySet()) {
-        sink.accept(e.getKey().array(), CounterRow.encode(e.getValue()));
+        keys.add(e.getKey().array());
+        rows.add(CounterRow.encode(e.getValue()));
+      }
+      if (cache == null) {
+        sink.accept(keys, rows);
+        return;
+      }
+      cache.beginWrite();
+      try {
+        // The cache first: a reader must never find it behind the store.
+        for (int i = 0; i < keys.size(); i++) {
+          cache.put(keys.get(i), rows.get(i));
+        }
+        sink.accept(keys, rows);
+      } finally {
+        cache.endWrite();
       }
     }
   }
@@ -212,41 +262,106 @@ public final class WindowedCounters {
    */
   public long[] sums(RowSource source, byte[] name, long[] millis, int[] resolution, long end)
       throws IOException {
-    long[] sums = new long[millis.length];
-    long[] counts = new long[SLOTS];
-    for (int r = 0; r < resolutions.length; r++) {
-      Resolution res = resolutions[r];
-      long last = res.bucket(end);
-      long first = Long.MAX_VALUE;
-      for (int w = 0; w < millis.length; w++) {
-        if (resolution[w] == r) {
-          first = Math.min(first, last - millis[w] / res.bucketMillis() + 1);
-        }
-      }
-      if (first == Long.MAX_VALUE) {
-        continue;
-      }
-      // Each row once, however many windows it serves.
-      for (long epoch = Math.floorDiv(first, SLOTS); epoch <= Math.floorDiv(last, SLOTS); epoch++) {
-        byte[] stored = epoch < 0 ? null : source.row(rowKey(r, epoch, name));
-        if (stored == null) {
+    return sums(source, new byte[][] {name}, millis, resolution, end)[0];
+  }
+
+  /** As {@link #sums(RowSource, byte[], long[], int[], long)} for many names, in one read. */
+  public long[][] sums(RowSource source, byte[][] names, long[] millis, int[] resolution, long end)
+      throws IOException {
+    // The rows every name needs, each once however many windows it serves: read together.
+    long[] first = new long[resolutions.length];
+    long[] last = new long[resolutions.length];
+    Arrays.fill(first, Long.MAX_VALUE);
+    for (int w = 0; w < millis.length; w++) {
+      Resolution res = resolutions[resolution[w]];
+      last[resolution[w]] = res.bucket(end);
+      first[resolution[w]] =
+          Math.min(first[resolution[w]], res.bucket(end) - millis[w] / res.bucketMillis() + 1);
+    }
+    List<byte[]> keys = new java.util.ArrayList<>();
+    for (byte[] name : names) {
+      for (int r = 0; r < resolutions.length; r++) {
+        if (first[r] == Long.MAX_VALUE) {
           continue;
         }
-        CounterRow.decode(stored, counts);
-        long base = epoch * SLOTS;
-        for (int w = 0; w < millis.length; w++) {
-          if (resolution[w] != r) {
+        for (long e = Math.floorDiv(first[r], SLOTS); e <= Math.floorDiv(last[r], SLOTS); e++) {
+          if (e >= 0) {
+            keys.add(rowKey(r, e, name));
+          }
+        }
+      }
+    }
+    List<byte @Nullable []> stored = read(source, keys);
+    long[][] sums = new long[names.length][millis.length];
+    long[] counts = new long[SLOTS];
+    int k = 0;
+    for (long[] nameSums : sums) {
+      for (int r = 0; r < resolutions.length; r++) {
+        if (first[r] == Long.MAX_VALUE) {
+          continue;
+        }
+        long bucket = resolutions[r].bucketMillis();
+        for (long e = Math.floorDiv(first[r], SLOTS); e <= Math.floorDiv(last[r], SLOTS); e++) {
+          byte[] row = e < 0 ? null : stored.get(k++);
+          if (row == null) {
             continue;
           }
-          long from = Math.max(base, last - millis[w] / res.bucketMillis() + 1);
-          long to = Math.min(base + SLOTS - 1, last);
-          for (long b = from; b <= to; b++) {
-            sums[w] = Math.addExact(sums[w], counts[(int) (b - base)]);
+          CounterRow.decode(row, counts);
+          long base = e * SLOTS;
+          for (int w = 0; w < millis.length; w++) {
+            if (resolution[w] != r) {
+              continue;
+            }
+            long from = Math.max(base, last[r] - millis[w] / bucket + 1);
+            long to = Math.min(base + SLOTS - 1, last[r]);
+            for (long b = from; b <= to; b++) {
+              nameSums[w] = Math.addExact(nameSums[w], counts[(int) (b - base)]);
+            }
           }
         }
       }
     }
     return sums;
+  }
+
+  /** A row through the cache (the caller holds the table's lock: nothing writes meanwhile). */
+  private byte @Nullable [] cachedOrStored(RowSource source, byte[] key) {
+    if (cache != null) {
+      Object hit = cache.get(key);
+      if (hit != RowCache.MISS) {
+        return (byte[]) hit;
+      }
+    }
+    return source.row(key);
+  }
+
+  /** Rows through the cache: what it lacks is read from the store in one call, then cached. */
+  private List<byte @Nullable []> read(RowSource source, List<byte[]> keys) {
+    if (cache == null) {
+      return source.rows(keys);
+    }
+    List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
+    List<byte[]> missing = new java.util.ArrayList<>(keys.size());
+    int[] where = new int[keys.size()];
+    for (byte[] key : keys) {
+      Object hit = cache.get(key);
+      if (hit == RowCache.MISS) {
+        where[missing.size()] = out.size();
+        missing.add(key);
+        out.add(null);
+      } else {
+        out.add((byte[]) hit);
+      }
+    }
+    if (!missing.isEmpty()) {
+      long ticket = cache.readTicket();
+      List<byte @Nullable []> stored = source.rows(missing);
+      for (int i = 0; i < missing.size(); i++) {
+        out.set(where[i], stored.get(i));
+        cache.fill(ticket, missing.get(i), stored.get(i));
+      }
+    }
+    return out;
   }
 
   /**
@@ -278,6 +393,14 @@ public final class WindowedCounters {
       }
     }
     return false;
+  }
+
+  /**
+   * Takes every row past its retention at {@code now} as dropped without a range to delete: for a
+   * new table, which has no rows yet.
+   */
+  public void startAt(long now) {
+    drop(now);
   }
 
   /** The epoch below which a resolution's rows are dropped. */

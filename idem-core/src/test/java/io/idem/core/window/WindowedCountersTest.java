@@ -26,11 +26,13 @@ class WindowedCountersTest {
 
     void write(WindowedCounters.Increments inc) {
       inc.writeTo(
-          (k, v) -> {
-            if (v == null) {
-              rows.remove(k);
-            } else {
-              rows.put(k, v);
+          (keys, values) -> {
+            for (int i = 0; i < keys.size(); i++) {
+              if (values.get(i) == null) {
+                rows.remove(keys.get(i));
+              } else {
+                rows.put(keys.get(i), values.get(i));
+              }
             }
           });
     }
@@ -54,7 +56,8 @@ class WindowedCountersTest {
       SplittableRandom r = new SplittableRandom(seed);
       List<Resolution> res =
           List.of(new Resolution(10 * S, 20 * M), new Resolution(M, 3 * H), new Resolution(H, D));
-      WindowedCounters c = new WindowedCounters(res);
+      // Without a row cache, with a tiny one (rows evict each other), and with a roomy one.
+      WindowedCounters c = new WindowedCounters(res, new int[] {0, 8, 4096}[(int) seed % 3]);
       Store store = new Store();
       List<Event> events = new ArrayList<>();
       long now = 1_700_000_000_000L + r.nextLong(D);
@@ -102,7 +105,10 @@ class WindowedCountersTest {
           long[] ms = kept.stream().mapToLong(Long::longValue).toArray();
           int[] rs = keptRes.stream().mapToInt(Integer::intValue).toArray();
           int q = r.nextInt(names);
-          long[] sums = c.sums(store.rows::get, name(q), ms, rs, end);
+          long[] sums =
+              r.nextBoolean()
+                  ? c.sums(store.rows::get, name(q), ms, rs, end)
+                  : c.sums(store.rows::get, new byte[][] {name(q), name(q + 1)}, ms, rs, end)[0];
           for (int w = 0; w < ms.length; w++) {
             Resolution rr = res.get(rs[w]);
             long last = rr.bucket(end);

@@ -20,6 +20,15 @@ public interface Rows {
   /** The row's value, or null if there is none. */
   byte @Nullable [] get(long valueId, byte[] key);
 
+  /** Many rows' values, in the keys' order, read together where the store can. */
+  default java.util.List<byte @Nullable []> getAll(long valueId, java.util.List<byte[]> keys) {
+    java.util.List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
+    for (byte[] k : keys) {
+      out.add(get(valueId, k));
+    }
+    return out;
+  }
+
   /** About how many bytes the value's rows take in the store (its disk share), or 0. */
   long approximateBytes(long valueId);
 

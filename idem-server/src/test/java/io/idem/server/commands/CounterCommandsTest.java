@@ -32,7 +32,7 @@ class CounterCommandsTest {
         .isEqualTo(
             "{Resolutions=[[(integer) 60000, (integer) 7200000], [(integer) 3600000, (integer)"
                 + " 691200000]], Buckets per row=(integer) 64, Row format=(integer) 1, Memory"
-                + " bytes=(integer) 192, Disk bytes=(integer) 0}");
+                + " bytes=(integer) 4194496, Disk bytes=(integer) 0}");
     // Any order; stored finest first.
     assertThat(h.show("COUNTER.RESERVE", "d", "RESOLUTION", "1d", "90d", "resolution", "10", "1h"))
         .isEqualTo("OK");

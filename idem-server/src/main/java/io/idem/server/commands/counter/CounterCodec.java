@@ -85,7 +85,7 @@ public final class CounterCodec implements ValueCodec<WindowedCounters> {
       for (int i = 0; i < n; i++) {
         resolutions.add(new Resolution(b.getLong(), b.getLong()));
       }
-      return new WindowedCounters(resolutions);
+      return new WindowedCounters(resolutions, Counters.CACHE_SLOTS);
     } catch (IllegalArgumentException e) {
       throw new IOException("invalid counter recipe: " + e.getMessage());
     }
@@ -140,9 +140,18 @@ public final class CounterCodec implements ValueCodec<WindowedCounters> {
     return live != null;
   }
 
-  /** The resolutions and the object that holds them. */
+  /**
+   * The resolutions, the object that holds them, and its row cache: the slots, and the rows in them
+   * (as of the table's last write; reads fill it too).
+   */
   @Override
   public long memoryUsage(WindowedCounters value) {
-    return 96 + 48L * value.resolutions().size();
+    return 96
+        + 48L * value.resolutions().size()
+        + 4L * value.cacheSlots()
+        + CACHED_ROW_BYTES * value.cachedRows();
   }
+
+  /** A cached row: its entry, key and row arrays, for a typical name. */
+  static final long CACHED_ROW_BYTES = 96;
 }

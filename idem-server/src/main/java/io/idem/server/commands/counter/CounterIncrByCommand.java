@@ -50,7 +50,7 @@ public final class CounterIncrByCommand implements Handler {
               WindowedCounters table = Counters.tableOrNull(tx.entry());
               boolean create = table == null;
               if (create) {
-                table = new WindowedCounters(Counters.DEFAULT);
+                table = Counters.newTable(Counters.DEFAULT, now);
               }
               if (time > table.latestTime(now)) {
                 throw new CommandException(Counters.TOO_NEW);
@@ -74,12 +74,18 @@ public final class CounterIncrByCommand implements Handler {
               if (create) {
                 tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Counters.DEFAULT));
               }
-              List<RowChange> changes = new ArrayList<>();
               inc.writeTo(
-                  (key, row) ->
+                  (keys, values) -> {
+                    List<RowChange> changes = new ArrayList<>(keys.size());
+                    for (int k = 0; k < keys.size(); k++) {
+                      byte[] row = values.get(k);
                       changes.add(
-                          row == null ? new RowChange.Delete(key) : new RowChange.Put(key, row)));
-              tx.change(changes);
+                          row == null
+                              ? new RowChange.Delete(keys.get(k))
+                              : new RowChange.Put(keys.get(k), row));
+                    }
+                    tx.change(changes); // readers see the rows from here on
+                  });
               return Reply.integer(keeping);
             });
   }

@@ -10,6 +10,7 @@ import io.idem.server.reply.Reply;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * COUNTER.QUERY key time window [window ...] NAMES name [name ...] — for each name, its count in
@@ -81,17 +82,33 @@ public final class CounterQueryCommand implements Handler {
       }
     }
     Rows rows = call.engine().rows();
-    for (byte[] name : names) {
-      long[] sums;
-      try {
-        sums = table.sums(key -> rows.get(id, key), name, windows, resolution, end);
-      } catch (ArithmeticException e) {
-        throw new CommandException(Counters.SUM_OVERFLOW);
-      } catch (IOException e) {
-        throw new CommandException(Counters.CORRUPT);
-      }
-      List<Reply> perWindow = new ArrayList<>(sums.length);
-      for (long s : sums) {
+    long[][] sums;
+    try {
+      sums =
+          table.sums(
+              new WindowedCounters.RowSource() {
+                @Override
+                public byte @Nullable [] row(byte[] key) {
+                  return rows.get(id, key);
+                }
+
+                @Override
+                public List<byte @Nullable []> rows(List<byte[]> keys) {
+                  return rows.getAll(id, keys);
+                }
+              },
+              names,
+              windows,
+              resolution,
+              end);
+    } catch (ArithmeticException e) {
+      throw new CommandException(Counters.SUM_OVERFLOW);
+    } catch (IOException e) {
+      throw new CommandException(Counters.CORRUPT);
+    }
+    for (long[] nameSums : sums) {
+      List<Reply> perWindow = new ArrayList<>(nameSums.length);
+      for (long s : nameSums) {
         perWindow.add(Reply.integer(s));
       }
       out.add(Reply.array(perWindow));

@@ -55,7 +55,9 @@ public final class CounterReserveCommand implements Handler {
                 throw new CommandException(Counters.EXISTS);
               }
               tx.create(
-                  CounterCodec.INSTANCE, new WindowedCounters(chosen), CounterCodec.recipe(chosen));
+                  CounterCodec.INSTANCE,
+                  Counters.newTable(chosen, call.engine().now()),
+                  CounterCodec.recipe(chosen));
               return Reply.OK;
             });
   }

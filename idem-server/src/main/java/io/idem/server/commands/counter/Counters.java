@@ -14,6 +14,19 @@ final class Counters {
 
   static final int MAX_NAME_BYTES = 1024;
 
+  /**
+   * Rows each table caches in front of the store (see RowCache): a 4 MiB slot array, and about 100
+   * bytes a cached row, so at most about 100 MiB, and only as rows are read or written.
+   */
+  static final int CACHE_SLOTS = 1 << 20;
+
+  /** A new table: its rows cached, and none dropped yet (a new table has none). */
+  static WindowedCounters newTable(List<Resolution> resolutions, long now) {
+    WindowedCounters t = new WindowedCounters(resolutions, CACHE_SLOTS);
+    t.startAt(now - CounterCodec.DROP_MARGIN_MILLIS);
+    return t;
+  }
+
   /** Minute buckets for windows of up to two hours, hour buckets for up to eight days. */
   static final List<Resolution> DEFAULT =
       List.of(new Resolution(60_000, 2 * 3_600_000), new Resolution(3_600_000, 8 * 86_400_000L));

@@ -1,0 +1,108 @@
+package io.idem.core.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The row cache: what a reader may fill, and sums that never go back under concurrent writes. */
+class RowCacheTest {
+
+  private static byte[] key(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aReaderFillsOnlyIfNoWriteBeganOrEndedSinceItsTicket() {
+    RowCache c = new RowCache(16);
+    assertThat(c.get(key("a"))).isSameAs(RowCache.MISS);
+    long ticket = c.readTicket();
+    c.fill(ticket, key("a"), new byte[] {1});
+    assertThat((byte[]) c.get(key("a"))).containsExactly(1);
+    c.fill(c.readTicket(), key("b"), null);
+    assertThat(c.get(key("b"))).isNull(); // cached as absent: a hit
+
+    // A write begins after the reader's ticket: the row it read may be older than the write's.
+    long stale = c.readTicket();
+    c.beginWrite();
+    c.put(key("c"), new byte[] {2});
+    c.fill(stale, key("c"), new byte[] {9});
+    assertThat((byte[]) c.get(key("c"))).containsExactly(2);
+    c.endWrite();
+    c.fill(stale, key("c"), new byte[] {9});
+    assertThat((byte[]) c.get(key("c"))).containsExactly(2);
+    // A ticket taken while a write is under way fills nothing.
+    c.beginWrite();
+    long during = c.readTicket();
+    c.endWrite();
+    c.fill(during, key("d"), new byte[] {3});
+    assertThat(c.get(key("d"))).isSameAs(RowCache.MISS);
+  }
+
+  @Test
+  void concurrentReadersNeverSeeACountGoBack_throughASmallCache() throws Exception {
+    // One writer adds 1 at a time under the table's lock; readers sum without it, through a
+    // cache small enough that rows evict each other. A stale row cached after a write would show
+    // as a sum lower than one the same reader saw before.
+    List<Resolution> res = List.of(new Resolution(60_000, 3_600_000));
+    WindowedCounters table = new WindowedCounters(res, 4);
+    ConcurrentHashMap<java.nio.ByteBuffer, byte[]> store = new ConcurrentHashMap<>();
+    WindowedCounters.RowSource source = k -> store.get(java.nio.ByteBuffer.wrap(k));
+    long now = 1_700_000_000_000L;
+    byte[][] names = {key("a"), key("b"), key("c"), key("d"), key("e")};
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread[] readers = new Thread[2];
+    for (int t = 0; t < readers.length; t++) {
+      readers[t] =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    long[] seen = new long[names.length];
+                    try {
+                      while (!done.get()) {
+                        long[][] sums =
+                            table.sums(source, names, new long[] {3_600_000}, new int[] {0}, now);
+                        for (int i = 0; i < names.length; i++) {
+                          assertThat(sums[i][0]).isGreaterThanOrEqualTo(seen[i]);
+                          seen[i] = sums[i][0];
+                        }
+                      }
+                    } catch (Throwable e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  });
+    }
+    Object lock = new Object();
+    for (int i = 0; i < 200_000; i++) {
+      synchronized (lock) {
+        WindowedCounters.Increments inc = table.increments(source, now);
+        try {
+          inc.add(names[i % names.length], now - (i % 50) * 60_000L, 1);
+        } catch (IOException e) {
+          throw new AssertionError(e);
+        }
+        inc.writeTo(
+            (keys, rows) -> {
+              for (int k = 0; k < keys.size(); k++) {
+                store.put(java.nio.ByteBuffer.wrap(keys.get(k)), rows.get(k));
+              }
+            });
+      }
+    }
+    done.set(true);
+    for (Thread t : readers) {
+      t.join();
+    }
+    assertThat(failure.get()).isNull();
+    long[][] sums = table.sums(source, names, new long[] {3_600_000}, new int[] {0}, now);
+    for (long[] s : sums) {
+      assertThat(s[0]).isEqualTo(200_000 / names.length);
+    }
+  }
+}

@@ -102,6 +102,12 @@ public final class RespWriter {
     return this;
   }
 
+  /** Writes bytes already encoded as RESP (a whole command). */
+  public RespWriter raw(byte[] bytes) throws IOException {
+    raw(bytes, 0, bytes.length);
+    return this;
+  }
+
   private void raw(byte[] bytes, int offset, int length) throws IOException {
     if (length > buf.length - pos) {
       drain();

@@ -110,6 +110,11 @@ public final class WindowedCounters {
     return cache == null ? 0 : cache.filled();
   }
 
+  /** Bytes of memory the row cache holds now. */
+  public long cacheBytes() {
+    return cache == null ? 0 : cache.bytes();
+  }
+
   public List<Resolution> resolutions() {
     return List.of(resolutions);
   }

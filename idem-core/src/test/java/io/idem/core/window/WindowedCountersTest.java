@@ -160,7 +160,7 @@ class WindowedCountersTest {
   void aWindowIsWholeBucketsEndingWithTheOneHoldingItsEnd() throws IOException {
     WindowedCounters c = new WindowedCounters(List.of(new Resolution(M, 2 * H)));
     Store store = new Store();
-    long t0 = 1_700_000_040_000L; // 40 s into a minute
+    long t0 = 1_700_000_080_000L; // 40 s into a minute
     long minute = Math.floorDiv(t0, M) * M;
     WindowedCounters.Increments inc = c.increments(store.rows::get, t0);
     inc.add(name(1), minute - H, 1); // the minute an hour before: outside

@@ -9,8 +9,14 @@ import org.jspecify.annotations.Nullable;
  */
 public sealed interface RowChange {
 
-  /** Sets the row at {@code key}. */
-  record Put(byte[] key, byte[] value) implements RowChange {}
+  /** Sets the row at {@code key} to a value that is not empty (an empty row is a delete). */
+  record Put(byte[] key, byte[] value) implements RowChange {
+    public Put {
+      if (value.length == 0) {
+        throw new IllegalArgumentException("an empty row: delete it instead");
+      }
+    }
+  }
 
   /**
    * Appends {@code bytes} to the row at {@code key}, making it if absent: a row is the

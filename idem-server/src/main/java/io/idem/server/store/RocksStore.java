@@ -97,11 +97,14 @@ public final class RocksStore implements Journal {
   private final ColumnFamilyOptions rowsOptions;
   private final org.rocksdb.StringAppendOperator rowsMerge =
       new org.rocksdb.StringAppendOperator("");
+  private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(32L << 20);
+  private final org.rocksdb.BloomFilter rowsFilter = new org.rocksdb.BloomFilter(10, false);
   private final Codecs codecs;
 
   /**
    * Row changes handed out but not yet written, by scoped key: a read must see them (a claim in
-   * flight must not be claimed again). A delete is {@link #NO_ROW}.
+   * flight must not be claimed again). A delete is an empty array of its own (a put is never
+   * empty), so a written change's cleanup removes only its own entry, never a later delete's.
    */
   private final Map<ByteBuffer, byte[]> unwrittenRows = new ConcurrentHashMap<>();
 
@@ -111,8 +114,6 @@ public final class RocksStore implements Journal {
    * array is replaced, never changed, so a reader can take it without a lock.
    */
   private final Map<ByteBuffer, byte[][]> unwrittenAppends = new ConcurrentHashMap<>();
-
-  private static final byte[] NO_ROW = new byte[0];
 
   // Appends: sequence numbers are handed out and ops queued under appendLock, so the committer
   // writes them in sequence order.
@@ -224,6 +225,8 @@ public final class RocksStore implements Journal {
       cfOptions.close();
       rowsOptions.close();
       rowsMerge.close();
+      rowsCache.close();
+      rowsFilter.close();
       String m = String.valueOf(e.getMessage());
       if (m.contains("lock file") || m.contains("LOCK")) {
         // RocksDB's own text names a thread and a time when the holder is this process.
@@ -260,16 +263,12 @@ public final class RocksStore implements Journal {
         .optimizeLevelStyleCompaction()
         .setMergeOperator(rowsMerge)
         .setOptimizeFiltersForHits(true)
-        // A range delete in the memtable slows every read of it (each read sorts the ranges out
-        // again), so a memtable that takes one is flushed: in a table file it is sorted once.
-        .setMemtableMaxRangeDeletions(1)
         .setMemtableWholeKeyFiltering(true)
         .setMemtablePrefixBloomSizeRatio(0.02)
-        .setWriteBufferSize(16L << 20)
         .setTableFormatConfig(
             new org.rocksdb.BlockBasedTableConfig()
-                .setBlockCache(new org.rocksdb.LRUCache(32L << 20))
-                .setFilterPolicy(new org.rocksdb.BloomFilter(10, false))
+                .setBlockCache(rowsCache)
+                .setFilterPolicy(rowsFilter)
                 .setBlockRestartInterval(32)
                 .setBlockSize(16 << 10))
         .setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
@@ -657,8 +656,8 @@ public final class RocksStore implements Journal {
         }
         case RowChange.Delete d -> {
           keys[i] = Rows.scopedKey(id, d.key());
-          shown[i] = NO_ROW;
-          unwrittenRows.put(ByteBuffer.wrap(keys[i]), NO_ROW);
+          shown[i] = new byte[0];
+          unwrittenRows.put(ByteBuffer.wrap(keys[i]), shown[i]);
         }
         case RowChange.DeleteRange r -> keys[i] = Rows.scopedKey(id, r.from()); // see RowChange
       }
@@ -816,7 +815,7 @@ public final class RocksStore implements Journal {
         /** The row as a reader sees it: a delete not yet written hides it, appends follow it. */
         private byte @Nullable [] shown(
             byte[] k, byte @Nullable [] row, byte @Nullable [][] appends) {
-          if (row == NO_ROW) {
+          if (row != null && row.length == 0) { // an unwritten delete
             row = null;
           }
           if (appends != null) {
@@ -1293,6 +1292,8 @@ public final class RocksStore implements Journal {
     cfOptions.close();
     rowsOptions.close();
     rowsMerge.close();
+    rowsCache.close();
+    rowsFilter.close();
     noSync.close();
     sync.close();
   }

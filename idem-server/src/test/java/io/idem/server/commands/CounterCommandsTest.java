@@ -14,7 +14,7 @@ class CounterCommandsTest {
   private static final long D = 24 * H;
 
   /** 40 seconds into a minute. */
-  private static final long T0 = 1_700_000_040_000L;
+  private static final long T0 = 1_700_000_080_000L;
 
   private final AtomicLong clock = new AtomicLong(T0);
   private final Harness h = new Harness(clock::get);
@@ -32,7 +32,7 @@ class CounterCommandsTest {
         .isEqualTo(
             "{Resolutions=[[(integer) 60000, (integer) 7200000], [(integer) 3600000, (integer)"
                 + " 691200000]], Buckets per row=(integer) 64, Row format=(integer) 1, Memory"
-                + " bytes=(integer) 4194496, Disk bytes=(integer) 0}");
+                + " bytes=(integer) 192, Disk bytes=(integer) 0}");
     // Any order; stored finest first.
     assertThat(h.show("COUNTER.RESERVE", "d", "RESOLUTION", "1d", "90d", "resolution", "10", "1h"))
         .isEqualTo("OK");
@@ -41,6 +41,11 @@ class CounterCommandsTest {
             "{Resolutions=[[(integer) 10000, (integer) 3600000], [(integer) 86400000, (integer)"
                 + " 7776000000]]");
     assertThat(h.show("TYPE", "d")).isEqualTo("counter");
+    // The row cache's slots come with the first row, and each cached row counts.
+    h.call("COUNTER.INCRBY", "c", "*", "n", "1");
+    // Two rows (minutes, hours), each 56 bytes with its 6-byte key and 2-byte row.
+    assertThat(h.show("COUNTER.INFO", "c"))
+        .contains("Memory bytes=(integer) " + (192 + 4 * (1 << 20) + 2 * (56 + 6 + 2)) + ",");
   }
 
   @Test

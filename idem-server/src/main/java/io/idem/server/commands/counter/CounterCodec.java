@@ -141,17 +141,12 @@ public final class CounterCodec implements ValueCodec<WindowedCounters> {
   }
 
   /**
-   * The resolutions, the object that holds them, and its row cache: the slots, and the rows in them
-   * (as of the table's last write; reads fill it too).
+   * The resolutions, the object that holds them, and its row cache: its slots once it has a row,
+   * and the rows with their keys, as of the engine's last measure (after each write to the table:
+   * rows that queries cache count from the next write).
    */
   @Override
   public long memoryUsage(WindowedCounters value) {
-    return 96
-        + 48L * value.resolutions().size()
-        + 4L * value.cacheSlots()
-        + CACHED_ROW_BYTES * value.cachedRows();
+    return 96 + 48L * value.resolutions().size() + value.cacheBytes();
   }
-
-  /** A cached row: its entry, key and row arrays, for a typical name. */
-  static final long CACHED_ROW_BYTES = 96;
 }

@@ -15,8 +15,9 @@ final class Counters {
   static final int MAX_NAME_BYTES = 1024;
 
   /**
-   * Rows each table caches in front of the store (see RowCache): a 4 MiB slot array, and about 100
-   * bytes a cached row, so at most about 100 MiB, and only as rows are read or written.
+   * Rows each table caches in front of the store (see RowCache): a 4 MiB slot array from the first
+   * row read or written, and each cached row's key and bytes with 56 bytes more (about 100 bytes
+   * for a 30-byte name).
    */
   static final int CACHE_SLOTS = 1 << 20;
 

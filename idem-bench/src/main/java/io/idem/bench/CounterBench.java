@@ -131,7 +131,9 @@ public final class CounterBench {
     // The latency runs last, each with the other side idle and its own background work done
     // (RocksDB compacts what the load wrote for a while after it; Redis has nothing to do).
     for (int i = 0; i < targets.size(); i++) {
-      r(results.get(i)).put("settle", fmt(settle(targets.get(i).pid())));
+      for (Target t : targets) {
+        r(results.get(i)).put("settle", fmt(settle(t.pid())));
+      }
       latency(targets.get(i), workload, end, rate, seconds, connections, results.get(i));
     }
     print(targets, results, workload, counters, rate, connections);

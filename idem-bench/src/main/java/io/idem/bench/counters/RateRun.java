@@ -16,7 +16,10 @@ import org.HdrHistogram.Histogram;
  * connections; each connection's replies read by their own thread. A query's latency runs from the
  * moment the schedule said to send it, so a stall counts for every query it delayed (no coordinated
  * omission). The schedule waits by parking, not spinning, so the client leaves the cores to the
- * server; a send it makes late counts against the server.
+ * server; a send it makes late counts against the server. A side that cannot keep up is not waited
+ * for: a connection holds back while {@link #MAX_IN_FLIGHT} queries are unanswered (their wait
+ * still counts, from the schedule) and sends nothing after the schedule's end, so the achieved rate
+ * shows it.
  */
 public final class RateRun {
 
@@ -24,6 +27,11 @@ public final class RateRun {
   public record Result(Histogram fromSchedule, Histogram fromSend, long queries, double seconds) {}
 
   private RateRun() {}
+
+  /** Unanswered queries a connection allows. */
+  static final int MAX_IN_FLIGHT = 2000;
+
+  private static final long MAX_MICROS = 3_600_000_000L;
 
   public static Result run(
       String host,
@@ -35,8 +43,8 @@ public final class RateRun {
       double seconds,
       int connections)
       throws IOException, InterruptedException {
-    Histogram fromSchedule = new Histogram(60_000_000L, 3);
-    Histogram fromSend = new Histogram(60_000_000L, 3);
+    Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
+    Histogram fromSend = new Histogram(MAX_MICROS, 3);
     long intervalNanos = (long) (1e9 / rate);
     long start = System.nanoTime() + 50_000_000;
     long count = (long) (rate * seconds);
@@ -82,9 +90,11 @@ public final class RateRun {
     final long[] scheduled;
     final long[] sentAt;
     final Semaphore sent = new Semaphore(0);
-    final Histogram fromSchedule = new Histogram(60_000_000L, 3);
-    final Histogram fromSend = new Histogram(60_000_000L, 3);
+    final Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
+    final Histogram fromSend = new Histogram(MAX_MICROS, 3);
     volatile long received;
+    volatile long sentCount;
+    volatile boolean writerDone;
     volatile IOException failure;
     Thread writer;
     Thread reader;
@@ -134,8 +144,15 @@ public final class RateRun {
     private void write() {
       try {
         OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+        long end = start + total * stride * interval;
         for (int i = 0; i < total && failure == null; i++) {
           long target = start + ((long) i * stride + index) * interval;
+          while (i - received > MAX_IN_FLIGHT && System.nanoTime() < end && failure == null) {
+            LockSupport.parkNanos(100_000);
+          }
+          if (System.nanoTime() > end + 1_000_000_000L) {
+            break; // past saturation: what was sent is answered, the rest never sent
+          }
           long wait;
           while ((wait = target - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
@@ -144,8 +161,10 @@ public final class RateRun {
           out.flush();
           scheduled[i] = target;
           sentAt[i] = System.nanoTime();
+          sentCount = i + 1;
           sent.release();
         }
+        writerDone = true;
       } catch (IOException e) {
         failure = e;
       }
@@ -157,7 +176,7 @@ public final class RateRun {
         long[] sums = new long[names];
         for (int i = 0; i < total; i++) {
           while (!sent.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            if (failure != null) {
+            if (failure != null || (writerDone && i >= sentCount)) {
               return;
             }
           }
@@ -166,8 +185,8 @@ public final class RateRun {
           if (leaves != names * leavesPerName) {
             throw new IOException("a reply of " + leaves + " values, not " + names * leavesPerName);
           }
-          fromSchedule.recordValue(Math.max(0, now - scheduled[i]) / 1000);
-          fromSend.recordValue(Math.max(0, now - sentAt[i]) / 1000);
+          fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled[i]) / 1000));
+          fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
           received = i + 1;
         }
       } catch (IOException e) {

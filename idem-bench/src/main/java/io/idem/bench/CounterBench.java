@@ -132,7 +132,7 @@ public final class CounterBench {
     // (RocksDB compacts what the load wrote for a while after it; Redis has nothing to do).
     for (int i = 0; i < targets.size(); i++) {
       for (Target t : targets) {
-        r(results.get(i)).put("settle", fmt(settle(t.pid())));
+        results.get(i).put("settle", fmt(settle(t.pid())));
       }
       latency(targets.get(i), workload, end, rate, seconds, connections, results.get(i));
     }
@@ -312,10 +312,6 @@ public final class CounterBench {
     } else {
       out.add(r);
     }
-  }
-
-  private static Map<String, String> r(Map<String, String> m) {
-    return m;
   }
 
   /**

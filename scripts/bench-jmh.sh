@@ -49,20 +49,10 @@ done
 # shellcheck disable=SC2206 # JMH_OPTS is a list of options, split on purpose
 jmh_opts=(${JMH_OPTS:--f 1 -wi 5 -i 3 -w 2s -r 2s})
 
-lock=${IDEM_BUILD_LOCK:-/tmp/idem-build.lock}
-exec 9>>"$lock"
-if ! flock -n 9; then
-  echo "bench-jmh: waiting for $lock (a build or benchmark is running)..." >&2
-  flock 9
-fi
-
+# shellcheck source=scripts/bench-lib.sh
+. "$here/scripts/bench-lib.sh"
 jar=idem-bench/target/benchmarks.jar
-build=(./mvnw -B -q -pl idem-bench -am package -DskipTests -Dspotless.check.skip=true)
-echo "bench-jmh: building $jar with $JAVA_HOME" >&2
-if ! "${build[@]}" -o; then
-  echo "bench-jmh: offline build failed; retrying once online (to fetch missing dependencies)" >&2
-  "${build[@]}"
-fi
+bench_build bench-jmh
 
 out=bench-out
 mkdir -p "$out"

@@ -223,6 +223,9 @@ public final class CounterBench {
     private final String[] names = new String[Events.FEATURES];
     private int next;
 
+    /** Commands of the current event written but not yet counted: Pipeline counts one a call. */
+    private int owed;
+
     LoadJob(Side side, Events w, long now, int first, int stride, AtomicLong commands) {
       this.side = side;
       this.w = w;
@@ -234,8 +237,6 @@ public final class CounterBench {
 
     @Override
     public boolean writeNext(RespWriter out) throws IOException {
-      // One event's commands count as one "command" of the window: replies are read per command,
-      // so the job keeps its own tally of what is owed.
       if (owed > 0) {
         owed--;
         return true;
@@ -249,8 +250,6 @@ public final class CounterBench {
       owed = n - 1;
       return true;
     }
-
-    private int owed;
 
     @Override
     public void onReply(Resp reply) throws IOException {

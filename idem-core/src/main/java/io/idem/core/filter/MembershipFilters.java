@@ -31,7 +31,8 @@ public final class MembershipFilters {
       case SCALABLE_BLOOM -> ScalableBloomFilter.readFrom(peekable, maxBytes);
       case CUCKOO -> CuckooFilter.readFrom(peekable, maxBytes);
       case RECENT_SET -> RecentSet.readFrom(peekable, maxBytes);
-      case COUNT_MIN -> throw new IOException("a count-min sketch is not a membership filter");
+      case COUNT_MIN, HYPERLOGLOG ->
+          throw new IOException("a " + family + " structure is not a membership filter");
     };
   }
 }

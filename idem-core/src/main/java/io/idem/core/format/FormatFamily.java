@@ -9,7 +9,8 @@ public enum FormatFamily {
   SCALABLE_BLOOM(2),
   CUCKOO(3),
   RECENT_SET(4),
-  COUNT_MIN(5);
+  COUNT_MIN(5),
+  HYPERLOGLOG(6);
 
   private final int id;
 

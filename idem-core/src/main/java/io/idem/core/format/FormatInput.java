@@ -161,6 +161,26 @@ public final class FormatInput {
     return words;
   }
 
+  /**
+   * Reads {@code count} bytes, which must fit the frame's limit (checked before allocating), so a
+   * lying length costs nothing.
+   */
+  public byte[] readBytes(int count, String what) throws IOException {
+    if (count < 0) {
+      throw new IOException(what + " declares " + count + " bytes");
+    }
+    expect(count, what);
+    byte[] bytes = new byte[count];
+    int done = 0;
+    while (done < count) {
+      int batch = Math.min(scratch.length, count - done);
+      fill(batch);
+      System.arraycopy(scratch, 0, bytes, done, batch);
+      done += batch;
+    }
+    return bytes;
+  }
+
   /** Reads and checks the CRC32C trailer. */
   public void finish() throws IOException {
     int expected = (int) crc.getValue();

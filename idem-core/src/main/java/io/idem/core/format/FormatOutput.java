@@ -61,6 +61,17 @@ public final class FormatOutput implements AutoCloseable {
     }
   }
 
+  public void writeBytes(byte[] bytes) throws IOException {
+    for (int done = 0; done < bytes.length; ) {
+      if (!buf.hasRemaining()) {
+        drain();
+      }
+      int n = Math.min(buf.remaining(), bytes.length - done);
+      buf.put(bytes, done, n);
+      done += n;
+    }
+  }
+
   /** Writes the CRC32C trailer and flushes; the stream stays open. */
   public void finish() throws IOException {
     drain();

@@ -13,7 +13,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.CUCKOO.id()).isEqualTo(3);
     assertThat(FormatFamily.RECENT_SET.id()).isEqualTo(4);
     assertThat(FormatFamily.COUNT_MIN.id()).isEqualTo(5);
-    assertThat(FormatFamily.values()).hasSize(5);
+    assertThat(FormatFamily.HYPERLOGLOG.id()).isEqualTo(6);
+    assertThat(FormatFamily.values()).hasSize(6);
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.counter.CounterCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
+import io.idem.server.commands.hll.HllCodec;
 import io.idem.server.store.Codecs;
 import java.util.List;
 
@@ -22,7 +23,8 @@ public final class Commands {
         .register(CuckooCommands.specs())
         .register(CmsCommands.specs())
         .register(DedupCommands.specs())
-        .register(CounterCommands.specs());
+        .register(CounterCommands.specs())
+        .register(HyperLogLogCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
@@ -33,6 +35,7 @@ public final class Commands {
             CuckooCodec.INSTANCE,
             CmsCodec.INSTANCE,
             DedupCodec.INSTANCE,
-            CounterCodec.INSTANCE));
+            CounterCodec.INSTANCE,
+            HllCodec.INSTANCE));
   }
 }

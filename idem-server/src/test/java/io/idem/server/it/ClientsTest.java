@@ -155,6 +155,26 @@ class ClientsTest {
   }
 
   @Test
+  void jedisHyperLogLog() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.pfadd("j:hll", "a", "b", "c")).isEqualTo(1);
+      assertThat(j.pfadd("j:hll", "b")).isZero();
+      for (int i = 0; i < 1000; i++) {
+        j.pfadd("j:hll2", "user-" + i);
+      }
+      assertThat(j.pfcount("j:hll")).isEqualTo(3);
+      assertThat(j.pfcount("j:hll2")).isBetween(975L, 1025L);
+      assertThat(j.pfmerge("j:hll3", "j:hll", "j:hll2")).isEqualTo("OK");
+      assertThat(j.pfcount("j:hll3")).isEqualTo(j.pfcount("j:hll", "j:hll2"));
+      assertThat(j.type("j:hll3")).isEqualTo("string");
+      j.cfReserve("j:not-hll", 100);
+      assertThatThrownBy(() -> j.pfcount("j:hll", "j:not-hll"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessageStartingWith("WRONGTYPE");
+    }
+  }
+
+  @Test
   void jedisCuckoo() {
     try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
       assertThat(j.cfReserve("j:cf", 1000)).isEqualTo("OK");

@@ -103,6 +103,18 @@ class RedisCliTest {
   }
 
   @Test
+  void hyperLogLogCommands() throws Exception {
+    assertThat(cli("PFADD", "cli:hll", "a", "b", "c")).isEqualTo("1\n");
+    assertThat(cli("PFADD", "cli:hll", "a")).isEqualTo("0\n");
+    assertThat(cli("PFADD", "cli:hll2", "c", "d")).isEqualTo("1\n");
+    assertThat(cli("PFCOUNT", "cli:hll")).isEqualTo("3\n");
+    assertThat(cli("PFCOUNT", "cli:hll", "cli:hll2")).isEqualTo("4\n");
+    assertThat(cli("PFMERGE", "cli:hll3", "cli:hll", "cli:hll2")).isEqualTo("OK\n");
+    assertThat(cli("PFCOUNT", "cli:hll3")).isEqualTo("4\n");
+    assertThat(cli("TYPE", "cli:hll3")).isEqualTo("string\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

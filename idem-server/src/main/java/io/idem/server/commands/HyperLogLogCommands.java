@@ -1,0 +1,48 @@
+package io.idem.server.commands;
+
+import static io.idem.server.command.CommandSpec.Flag.DENYOOM;
+import static io.idem.server.command.CommandSpec.Flag.FAST;
+import static io.idem.server.command.CommandSpec.Flag.READONLY;
+import static io.idem.server.command.CommandSpec.Flag.WRITE;
+import static io.idem.server.command.CommandSpec.command;
+
+import io.idem.server.command.CommandSpec;
+import io.idem.server.commands.hll.PfAddCommand;
+import io.idem.server.commands.hll.PfCountCommand;
+import io.idem.server.commands.hll.PfMergeCommand;
+import java.util.List;
+
+/**
+ * Redis's PF* commands on HyperLogLogs (values of {@link io.idem.server.commands.hll.HllCodec}). n
+ * is the elements in the command, k its keys; m = 16384 registers.
+ */
+public final class HyperLogLogCommands {
+
+  private HyperLogLogCommands() {}
+
+  /** The family's registration list. */
+  public static List<CommandSpec> specs() {
+    return List.of(
+        command("pfadd", -2, new PfAddCommand())
+            .flags(WRITE, DENYOOM, FAST)
+            .key()
+            .group("hyperloglog")
+            .doc("Adds elements to a HyperLogLog; replies 1 if a register rose", "O(n)")
+            .build(),
+        command("pfcount", -2, new PfCountCommand())
+            .flags(READONLY)
+            .keys(1, -1, 1)
+            .group("hyperloglog")
+            .doc(
+                "Replies the estimated distinct elements of a HyperLogLog, or of the union of"
+                    + " several",
+                "O(1) for one key, O(k * m) for several")
+            .build(),
+        command("pfmerge", -2, new PfMergeCommand())
+            .flags(WRITE, DENYOOM)
+            .keys(1, -1, 1)
+            .group("hyperloglog")
+            .doc("Folds HyperLogLogs into a destination, which then counts their union", "O(k * m)")
+            .build());
+  }
+}

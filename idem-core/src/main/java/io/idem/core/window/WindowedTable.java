@@ -1,0 +1,274 @@
+package io.idem.core.window;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What every windowed table shares: its resolutions, the rows that hold its buckets, their expiry
+ * by whole key ranges, and a row cache in front of the caller's store. A row holds {@code
+ * bucketsPerRow} buckets of one name and resolution, keyed
+ *
+ * <pre>
+ * u8   resolution   its index in the table, finest first
+ * u32  row index    bucket / bucketsPerRow, unsigned, big-endian: rows of one time sort together
+ * ...  name         the name's bytes
+ * </pre>
+ *
+ * so every row of a resolution older than some index is one key range, and expiry deletes that
+ * range: nothing is scanned. The table holds only the resolutions and how far rows have been
+ * dropped; writers and drops hold the table's lock, reads of rows may run without it.
+ */
+public abstract class WindowedTable {
+
+  /** The last millisecond of year 9999: the latest event time. */
+  public static final long MAX_TIME = 253_402_300_799_999L;
+
+  public static final int MAX_RESOLUTIONS = 8;
+
+  /** Returned by {@link #resolve} when no resolution divides the window and keeps that long. */
+  public static final int NO_RESOLUTION = -1;
+
+  /** Returned by {@link #resolve} when the window reaches before what is kept. */
+  public static final int NOT_KEPT = -2;
+
+  /** Reads rows; null for a key with none. */
+  @FunctionalInterface
+  public interface RowSource {
+    byte @Nullable [] row(byte[] key);
+
+    /** Many rows at once, in the keys' order: a store may read them in one call. */
+    default List<byte @Nullable []> rows(List<byte[]> keys) {
+      List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
+      for (byte[] k : keys) {
+        out.add(row(k));
+      }
+      return out;
+    }
+  }
+
+  /** Receives changed rows together: each one's new bytes, or null when it is to be deleted. */
+  @FunctionalInterface
+  public interface RowSink {
+    void accept(List<byte[]> keys, List<byte @Nullable []> rows);
+  }
+
+  /** Finest bucket first. */
+  protected final Resolution[] resolutions;
+
+  private final int bucketsPerRow;
+
+  /** Per resolution, the row index below which rows have been dropped (or are being dropped). */
+  private final long[] droppedBelow;
+
+  private final long longestRetention;
+
+  protected final @Nullable RowCache cache;
+
+  /**
+   * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
+   *     #MAX_RESOLUTIONS} of them
+   * @param bucketsPerRow buckets of one name and resolution that share a row
+   * @param cacheSlots rows the table keeps cached in front of its store (a power of two), or 0
+   */
+  protected WindowedTable(List<Resolution> resolutions, int bucketsPerRow, int cacheSlots) {
+    if (resolutions.isEmpty() || resolutions.size() > MAX_RESOLUTIONS) {
+      throw new IllegalArgumentException("from 1 to " + MAX_RESOLUTIONS + " resolutions");
+    }
+    this.resolutions = resolutions.toArray(new Resolution[0]);
+    long longest = 0;
+    for (int i = 0; i < this.resolutions.length; i++) {
+      if (i > 0 && this.resolutions[i].bucketMillis() <= this.resolutions[i - 1].bucketMillis()) {
+        throw new IllegalArgumentException("resolutions must go from finest to coarsest bucket");
+      }
+      longest = Math.max(longest, this.resolutions[i].retentionMillis());
+    }
+    this.bucketsPerRow = bucketsPerRow;
+    this.longestRetention = longest;
+    this.droppedBelow = new long[this.resolutions.length];
+    this.cache = cacheSlots == 0 ? null : new RowCache(cacheSlots);
+  }
+
+  /** The rows that may be cached in front of the store, or 0. */
+  public int cacheSlots() {
+    return cache == null ? 0 : cache.slots();
+  }
+
+  /** The rows cached now. */
+  public int cachedRows() {
+    return cache == null ? 0 : cache.filled();
+  }
+
+  /** Bytes of memory the row cache holds now. */
+  public long cacheBytes() {
+    return cache == null ? 0 : cache.bytes();
+  }
+
+  public List<Resolution> resolutions() {
+    return List.of(resolutions);
+  }
+
+  /** The latest event time accepted at {@code now}: one longest retention ahead. */
+  public long latestTime(long now) {
+    return Math.min(MAX_TIME, now + longestRetention);
+  }
+
+  /** A row's key. */
+  public static byte[] rowKey(int resolution, long row, byte[] name) {
+    return ByteBuffer.allocate(5 + name.length)
+        .put((byte) resolution)
+        .putInt((int) row)
+        .put(name)
+        .array();
+  }
+
+  /**
+   * How many resolutions still keep a bucket for an event at {@code time}: the ones it will be
+   * counted in. Zero means the event is older than every retention.
+   */
+  public int keeping(long time, long now) {
+    int n = 0;
+    for (int r = 0; r < resolutions.length; r++) {
+      if (keeps(r, time, now)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Whether resolution {@code r} still keeps a bucket for an event at {@code time}. */
+  protected boolean keeps(int r, long time, long now) {
+    long b = resolutions[r].bucket(time);
+    return b >= resolutions[r].firstKept(now) && Math.floorDiv(b, bucketsPerRow) >= droppedBelow[r];
+  }
+
+  /**
+   * The resolution a window of {@code millis} ending at {@code end} is summed at: the finest whose
+   * bucket divides it and that keeps every bucket it covers at {@code now}.
+   *
+   * @return the resolution's index, {@link #NO_RESOLUTION} if none divides the window and keeps
+   *     that long, or {@link #NOT_KEPT} if some does but the window reaches before what it keeps
+   */
+  public int resolve(long millis, long end, long now) {
+    int found = NO_RESOLUTION;
+    for (int r = 0; r < resolutions.length; r++) {
+      Resolution res = resolutions[r];
+      if (millis % res.bucketMillis() != 0 || millis > res.retentionMillis()) {
+        continue;
+      }
+      found = NOT_KEPT;
+      long first = res.bucket(end) - millis / res.bucketMillis() + 1;
+      if (first >= res.firstKept(now)) {
+        return r;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Hands changed rows to {@code sink} in one call and puts them in the row cache. The sink must
+   * make them what the store reads from then on before it returns: readers that miss the cache fill
+   * it from the store once the write is over, so a row the store had not taken yet would be cached
+   * old. The caller holds the table's lock.
+   */
+  protected void write(List<byte[]> keys, List<byte @Nullable []> rows, RowSink sink) {
+    if (cache == null) {
+      sink.accept(keys, rows);
+      return;
+    }
+    cache.beginWrite();
+    try {
+      // The cache first: a reader must never find it behind the store.
+      for (int i = 0; i < keys.size(); i++) {
+        cache.put(keys.get(i), rows.get(i));
+      }
+      sink.accept(keys, rows);
+    } finally {
+      cache.endWrite();
+    }
+  }
+
+  /** A row through the cache (the caller holds the table's lock: nothing writes meanwhile). */
+  protected byte @Nullable [] cachedOrStored(RowSource source, byte[] key) {
+    if (cache != null) {
+      Object hit = cache.get(key);
+      if (hit != RowCache.MISS) {
+        return (byte[]) hit;
+      }
+    }
+    return source.row(key);
+  }
+
+  /** Rows through the cache: what it lacks is read from the store in one call, then cached. */
+  protected List<byte @Nullable []> read(RowSource source, List<byte[]> keys) {
+    if (cache == null) {
+      return source.rows(keys);
+    }
+    List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
+    List<byte[]> missing = new java.util.ArrayList<>(keys.size());
+    int[] where = new int[keys.size()];
+    for (byte[] key : keys) {
+      Object hit = cache.get(key);
+      if (hit == RowCache.MISS) {
+        where[missing.size()] = out.size();
+        missing.add(key);
+        out.add(null);
+      } else {
+        out.add((byte[]) hit);
+      }
+    }
+    if (!missing.isEmpty()) {
+      long ticket = cache.readTicket();
+      List<byte @Nullable []> stored = source.rows(missing);
+      for (int i = 0; i < missing.size(); i++) {
+        out.set(where[i], stored.get(i));
+        cache.fill(ticket, missing.get(i), stored.get(i));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Marks every row that no longer holds a kept bucket at {@code now} as dropped, and hands the
+   * caller the key ranges to delete: [from, to) pairs, one per resolution that has rows newly past
+   * its retention. Each range starts at epoch 0, so it also takes any row an earlier range missed.
+   * Increments no longer reach a dropped row.
+   */
+  public List<byte[][]> drop(long now) {
+    List<byte[][]> ranges = new java.util.ArrayList<>();
+    for (int r = 0; r < resolutions.length; r++) {
+      long below = Math.floorDiv(resolutions[r].firstKept(now), bucketsPerRow);
+      if (below > droppedBelow[r]) {
+        droppedBelow[r] = below;
+        ranges.add(new byte[][] {rowKey(r, 0, new byte[0]), rowKey(r, below, new byte[0])});
+      }
+    }
+    return ranges;
+  }
+
+  /**
+   * Whether {@link #drop} would drop anything at {@code now}. It reads without the lock, so it is a
+   * hint: the caller takes the lock and drops only when it says so.
+   */
+  public boolean dropDue(long now) {
+    for (int r = 0; r < resolutions.length; r++) {
+      if (Math.floorDiv(resolutions[r].firstKept(now), bucketsPerRow) > droppedBelow[r]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Takes every row past its retention at {@code now} as dropped without a range to delete: for a
+   * new table, which has no rows yet.
+   */
+  public void startAt(long now) {
+    drop(now);
+  }
+
+  /** The row index below which a resolution's rows are dropped. */
+  public long droppedBelow(int resolution) {
+    return droppedBelow[resolution];
+  }
+}

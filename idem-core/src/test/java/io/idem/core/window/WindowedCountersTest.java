@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** Windowed counters against a naive model, and their bucket, retention and drop rules. */
@@ -19,30 +17,6 @@ class WindowedCountersTest {
   private static final long M = 60 * S;
   private static final long H = 60 * M;
   private static final long D = 24 * H;
-
-  /** Rows in memory, as a store keeps them: ordered, with range deletes. */
-  private static final class Store {
-    final TreeMap<byte[], byte[]> rows = new TreeMap<>(Arrays::compareUnsigned);
-
-    void write(WindowedCounters.Increments inc) {
-      inc.writeTo(
-          (keys, values) -> {
-            for (int i = 0; i < keys.size(); i++) {
-              if (values.get(i) == null) {
-                rows.remove(keys.get(i));
-              } else {
-                rows.put(keys.get(i), values.get(i));
-              }
-            }
-          });
-    }
-
-    void drop(List<byte[][]> ranges) {
-      for (byte[][] r : ranges) {
-        rows.subMap(r[0], r[1]).clear();
-      }
-    }
-  }
 
   private record Event(int name, long time, long delta, boolean[] countedAt) {}
 
@@ -58,7 +32,7 @@ class WindowedCountersTest {
           List.of(new Resolution(10 * S, 20 * M), new Resolution(M, 3 * H), new Resolution(H, D));
       // Without a row cache, with a tiny one (rows evict each other), and with a roomy one.
       WindowedCounters c = new WindowedCounters(res, new int[] {0, 8, 4096}[(int) seed % 3]);
-      Store store = new Store();
+      MemoryRows store = new MemoryRows();
       List<Event> events = new ArrayList<>();
       long now = 1_700_000_000_000L + r.nextLong(D);
       int names = 1 + r.nextInt(20);
@@ -86,7 +60,7 @@ class WindowedCountersTest {
         assertThat(c.keeping(time, now)).isEqualTo(keeping);
         WindowedCounters.Increments inc = c.increments(store.rows::get, now);
         inc.add(name(n), time, delta);
-        store.write(inc);
+        inc.writeTo(store);
         events.add(new Event(n, time, delta, at));
 
         if (step % 10 == 0) {
@@ -159,14 +133,14 @@ class WindowedCountersTest {
   @Test
   void aWindowIsWholeBucketsEndingWithTheOneHoldingItsEnd() throws IOException {
     WindowedCounters c = new WindowedCounters(List.of(new Resolution(M, 2 * H)));
-    Store store = new Store();
+    MemoryRows store = new MemoryRows();
     long t0 = 1_700_000_080_000L; // 40 s into a minute
     long minute = Math.floorDiv(t0, M) * M;
     WindowedCounters.Increments inc = c.increments(store.rows::get, t0);
     inc.add(name(1), minute - H, 1); // the minute an hour before: outside
     inc.add(name(1), minute - H + M, 10); // the first minute inside
     inc.add(name(1), minute + 59 * S, 100); // the end's own minute, later in it: inside
-    store.write(inc);
+    inc.writeTo(store);
     long[] sums = c.sums(store.rows::get, name(1), new long[] {H, M}, new int[] {0, 0}, t0);
     assertThat(sums).containsExactly(110, 100);
   }
@@ -180,10 +154,10 @@ class WindowedCountersTest {
     assertThat(c.keeping(now - 3 * H, now)).isEqualTo(1);
     assertThat(c.keeping(now - 9 * D, now)).isZero();
 
-    Store store = new Store();
+    MemoryRows store = new MemoryRows();
     WindowedCounters.Increments inc = c.increments(store.rows::get, now);
     inc.add(name(1), now - 100 * M, 5);
-    store.write(inc);
+    inc.writeTo(store);
     assertThat(store.rows).hasSize(2);
     // Two days later the minute row is past its retention, the hour row is not. The first drop
     // has a range for each resolution, from epoch 0: it also takes what an earlier run left.
@@ -198,7 +172,7 @@ class WindowedCountersTest {
         .satisfies(k -> assertThat(k[0]).isEqualTo((byte) 1));
     WindowedCounters.Increments late = c.increments(store.rows::get, later);
     late.add(name(1), now - 100 * M, 1);
-    store.write(late);
+    late.writeTo(store);
     assertThat(store.rows).hasSize(1);
     assertThat(c.drop(later)).isEmpty();
     assertThat(c.droppedBelow(0)).isEqualTo(Math.floorDiv(Math.floorDiv(later - 2 * H, M), 64));
@@ -207,11 +181,11 @@ class WindowedCountersTest {
   @Test
   void increments_areAllOrNothing_anOverflowWritesNothing() throws IOException {
     WindowedCounters c = new WindowedCounters(List.of(new Resolution(M, H)));
-    Store store = new Store();
+    MemoryRows store = new MemoryRows();
     long now = 1_700_000_000_000L;
     WindowedCounters.Increments inc = c.increments(store.rows::get, now);
     inc.add(name(1), now, Long.MAX_VALUE);
-    store.write(inc);
+    inc.writeTo(store);
     WindowedCounters.Increments next = c.increments(store.rows::get, now);
     next.add(name(2), now, 1);
     assertThatThrownBy(() -> next.add(name(1), now, 1)).isInstanceOf(ArithmeticException.class);
@@ -220,19 +194,19 @@ class WindowedCountersTest {
     // A count back to zero deletes its row.
     WindowedCounters.Increments back = c.increments(store.rows::get, now);
     back.add(name(1), now, -Long.MAX_VALUE);
-    store.write(back);
+    back.writeTo(store);
     assertThat(store.rows).isEmpty();
   }
 
   @Test
   void sumsThatOverflowThrow() throws IOException {
     WindowedCounters c = new WindowedCounters(List.of(new Resolution(M, H)));
-    Store store = new Store();
+    MemoryRows store = new MemoryRows();
     long now = 1_700_000_000_000L;
     WindowedCounters.Increments inc = c.increments(store.rows::get, now);
     inc.add(name(1), now, Long.MAX_VALUE);
     inc.add(name(1), now - M, 1);
-    store.write(inc);
+    inc.writeTo(store);
     assertThatThrownBy(() -> c.sums(store.rows::get, name(1), new long[] {H}, new int[] {0}, now))
         .isInstanceOf(ArithmeticException.class);
   }

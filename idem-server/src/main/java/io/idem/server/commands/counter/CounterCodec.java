@@ -3,9 +3,9 @@ package io.idem.server.commands.counter;
 import io.idem.core.window.CounterRow;
 import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedCounters;
+import io.idem.server.commands.window.Windows;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
-import io.idem.server.engine.RowChange;
 import io.idem.server.engine.ValueCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,12 +32,6 @@ public final class CounterCodec implements ValueCodec<WindowedCounters> {
   public static final CounterCodec INSTANCE = new CounterCodec();
 
   static final byte TYPE_ID = 17;
-
-  /**
-   * Rows are dropped this long after their retention, so a sum that chose its buckets an instant
-   * before a drop never reads a row that is going.
-   */
-  static final long DROP_MARGIN_MILLIS = 60_000;
 
   private CounterCodec() {}
 
@@ -120,24 +114,7 @@ public final class CounterCodec implements ValueCodec<WindowedCounters> {
   /** Drops the rows that hold only buckets past their retention: one range per resolution. */
   @Override
   public boolean background(Engine engine, Entry entry) {
-    WindowedCounters counters = (WindowedCounters) entry.value();
-    if (!counters.dropDue(engine.now() - DROP_MARGIN_MILLIS)) {
-      return true;
-    }
-    Boolean live =
-        engine.writeEntry(
-            entry,
-            tx -> {
-              List<RowChange> ranges = new ArrayList<>();
-              for (byte[][] r : counters.drop(engine.now() - DROP_MARGIN_MILLIS)) {
-                ranges.add(new RowChange.DeleteRange(r[0], r[1]));
-              }
-              if (!ranges.isEmpty()) {
-                tx.change(ranges);
-              }
-              return Boolean.TRUE;
-            });
-    return live != null;
+    return Windows.dropExpired(engine, entry, (WindowedCounters) entry.value());
   }
 
   /**

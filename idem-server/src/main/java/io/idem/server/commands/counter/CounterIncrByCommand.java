@@ -6,12 +6,10 @@ import io.idem.server.command.CommandException;
 import io.idem.server.command.Errors;
 import io.idem.server.command.Handler;
 import io.idem.server.commands.generic.Parse;
-import io.idem.server.engine.RowChange;
+import io.idem.server.commands.window.Windows;
 import io.idem.server.engine.Rows;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * COUNTER.INCRBY key time name increment [name increment ...] — adds each increment (negative to
@@ -33,7 +31,7 @@ public final class CounterIncrByCommand implements Handler {
     byte[][] names = new byte[n][];
     long[] increments = new long[n];
     for (int i = 0; i < n; i++) {
-      names[i] = Counters.name(call, 3 + 2 * i);
+      names[i] = Windows.name(call, 3 + 2 * i);
       Long v = Parse.longOrNull(call.arg(4 + 2 * i));
       if (v == null) {
         throw new CommandException(Errors.NOT_INTEGER);
@@ -46,22 +44,16 @@ public final class CounterIncrByCommand implements Handler {
             call.arg(1),
             tx -> {
               long now = call.engine().now();
-              long time = Counters.time(call, 2, now);
+              long time = Windows.time(call, 2, now);
               WindowedCounters table = Counters.tableOrNull(tx.entry());
               boolean create = table == null;
               if (create) {
-                table = Counters.newTable(Counters.DEFAULT, now);
+                table = Counters.newTable(Windows.DEFAULT, now);
               }
-              if (time > table.latestTime(now)) {
-                throw new CommandException(Counters.TOO_NEW);
-              }
+              Windows.checkTime(table, time, now);
               int keeping = table.keeping(time, now);
-              if (keeping == 0) {
-                throw new CommandException(Counters.TOO_OLD);
-              }
               long id = create ? -1 : tx.entry().id();
-              WindowedCounters.Increments inc =
-                  table.increments(key -> id < 0 ? null : rows.get(id, key), now);
+              WindowedCounters.Increments inc = table.increments(Windows.rowSource(rows, id), now);
               try {
                 for (int i = 0; i < n; i++) {
                   inc.add(names[i], time, increments[i]);
@@ -72,20 +64,9 @@ public final class CounterIncrByCommand implements Handler {
                 throw new CommandException(Counters.CORRUPT);
               }
               if (create) {
-                tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Counters.DEFAULT));
+                tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Windows.DEFAULT));
               }
-              inc.writeTo(
-                  (keys, values) -> {
-                    List<RowChange> changes = new ArrayList<>(keys.size());
-                    for (int k = 0; k < keys.size(); k++) {
-                      byte[] row = values.get(k);
-                      changes.add(
-                          row == null
-                              ? new RowChange.Delete(keys.get(k))
-                              : new RowChange.Put(keys.get(k), row));
-                    }
-                    tx.change(changes); // readers see the rows from here on
-                  });
+              inc.writeTo(Windows.rowSink(tx)); // readers see the rows from here on
               return Reply.integer(keeping);
             });
   }

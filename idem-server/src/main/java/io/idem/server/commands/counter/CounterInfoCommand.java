@@ -1,11 +1,11 @@
 package io.idem.server.commands.counter;
 
 import io.idem.core.window.CounterRow;
-import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedCounters;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Handler;
+import io.idem.server.commands.window.Windows;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,16 +24,10 @@ public final class CounterInfoCommand implements Handler {
             e -> {
               WindowedCounters t = Counters.tableOrNull(e);
               if (t == null) {
-                throw new CommandException(Counters.NOT_FOUND);
-              }
-              List<Reply> resolutions = new ArrayList<>();
-              for (Resolution r : t.resolutions()) {
-                resolutions.add(
-                    Reply.array(
-                        Reply.integer(r.bucketMillis()), Reply.integer(r.retentionMillis())));
+                throw new CommandException(Windows.NOT_FOUND);
               }
               List<Reply> r = new ArrayList<>();
-              add(r, "Resolutions", Reply.array(resolutions));
+              add(r, "Resolutions", Windows.resolutionsReply(t));
               add(r, "Buckets per row", Reply.integer(WindowedCounters.SLOTS));
               add(r, "Row format", Reply.integer(CounterRow.FORMAT));
               add(r, "Memory bytes", Reply.integer(CounterCodec.INSTANCE.memoryUsage(t)));

@@ -6,6 +6,7 @@ import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.counter.CounterCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
+import io.idem.server.commands.distinct.DistinctCodec;
 import io.idem.server.commands.hll.HllCodec;
 import io.idem.server.store.Codecs;
 import java.util.List;
@@ -24,7 +25,8 @@ public final class Commands {
         .register(CmsCommands.specs())
         .register(DedupCommands.specs())
         .register(CounterCommands.specs())
-        .register(HyperLogLogCommands.specs());
+        .register(HyperLogLogCommands.specs())
+        .register(DistinctCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
@@ -36,6 +38,7 @@ public final class Commands {
             CmsCodec.INSTANCE,
             DedupCodec.INSTANCE,
             CounterCodec.INSTANCE,
-            HllCodec.INSTANCE));
+            HllCodec.INSTANCE,
+            DistinctCodec.INSTANCE));
   }
 }

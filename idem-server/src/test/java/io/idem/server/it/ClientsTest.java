@@ -115,39 +115,39 @@ class ClientsTest {
   }
 
   /** Idem's own commands, which Jedis sends as any command it does not know. */
-  enum Counter implements redis.clients.jedis.commands.ProtocolCommand {
-    RESERVE("COUNTER.RESERVE"),
-    INCRBY("COUNTER.INCRBY"),
-    QUERY("COUNTER.QUERY");
-
-    private final byte[] raw;
-
-    Counter(String name) {
-      this.raw = name.getBytes(StandardCharsets.US_ASCII);
-    }
+  /** Idem's own commands, which Jedis has no methods for: COUNTER_QUERY is COUNTER.QUERY. */
+  enum Idem implements redis.clients.jedis.commands.ProtocolCommand {
+    COUNTER_RESERVE,
+    COUNTER_INCRBY,
+    COUNTER_QUERY,
+    DISTINCT_RESERVE,
+    DISTINCT_ADD,
+    DISTINCT_COUNT;
 
     @Override
     public byte[] getRaw() {
-      return raw;
+      return name().replace('_', '.').getBytes(StandardCharsets.US_ASCII);
     }
   }
 
   @Test
   void jedisWindowedCounters() {
     try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
-      assertThat(j.sendCommand(Counter.RESERVE, "j:wc"))
+      assertThat(j.sendCommand(Idem.COUNTER_RESERVE, "j:wc"))
           .isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
       long now = System.currentTimeMillis();
       String t = Long.toString(now);
-      assertThat(j.sendCommand(Counter.INCRBY, "j:wc", t, "ip:1", "3", "ip:1|u:7", "1"))
+      assertThat(j.sendCommand(Idem.COUNTER_INCRBY, "j:wc", t, "ip:1", "3", "ip:1|u:7", "1"))
           .isEqualTo(2L);
       assertThat(
               j.sendCommand(
-                  Counter.INCRBY, "j:wc", Long.toString(now - 3 * 3_600_000L), "ip:1", "10"))
+                  Idem.COUNTER_INCRBY, "j:wc", Long.toString(now - 3 * 3_600_000L), "ip:1", "10"))
           .isEqualTo(1L);
-      assertThat(j.sendCommand(Counter.QUERY, "j:wc", t, "1h", "24h", "NAMES", "ip:1", "ip:1|u:7"))
+      assertThat(
+              j.sendCommand(
+                  Idem.COUNTER_QUERY, "j:wc", t, "1h", "24h", "NAMES", "ip:1", "ip:1|u:7"))
           .isEqualTo(List.of(List.of(3L, 13L), List.of(1L, 1L)));
-      assertThatThrownBy(() -> j.sendCommand(Counter.QUERY, "j:wc", t, "90s", "NAMES", "ip:1"))
+      assertThatThrownBy(() -> j.sendCommand(Idem.COUNTER_QUERY, "j:wc", t, "90s", "NAMES", "ip:1"))
           .isInstanceOf(JedisDataException.class)
           .hasMessage("ERR no resolution of the table divides a window of 90s and keeps that long");
       assertThat(j.type("j:wc")).isEqualTo("counter");
@@ -171,6 +171,26 @@ class ClientsTest {
       assertThatThrownBy(() -> j.pfcount("j:hll", "j:not-hll"))
           .isInstanceOf(JedisDataException.class)
           .hasMessageStartingWith("WRONGTYPE");
+    }
+  }
+
+  @Test
+  void jedisWindowedDistinct() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.sendCommand(Idem.DISTINCT_RESERVE, "j:dc", "PRECISION", "12"))
+          .isEqualTo("OK".getBytes(StandardCharsets.UTF_8));
+      String t = Long.toString(System.currentTimeMillis());
+      assertThat(j.sendCommand(Idem.DISTINCT_ADD, "j:dc", t, "ip:1", "u:1", "ip:1", "u:2"))
+          .isEqualTo(2L);
+      assertThat(j.sendCommand(Idem.DISTINCT_ADD, "j:dc", t, "ip:1", "u:2")).isEqualTo(0L);
+      assertThat(
+              j.sendCommand(Idem.DISTINCT_COUNT, "j:dc", t, "1h", "24h", "NAMES", "ip:1", "ip:9"))
+          .isEqualTo(List.of(List.of(2L, 2L), List.of(0L, 0L)));
+      assertThatThrownBy(
+              () -> j.sendCommand(Idem.DISTINCT_RESERVE, "j:dc2", "RESOLUTION", "1s", "1h"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR a distinct table's bucket must be at least 1m");
+      assertThat(j.type("j:dc")).isEqualTo("distinct");
     }
   }
 

@@ -45,4 +45,35 @@ class CounterServerTest {
       assertThat(c.call("TYPE", "t")).isEqualTo("counter");
     }
   }
+
+  @Test
+  void distinctCountsAndHyperLogLogsSurviveRestart() throws Exception {
+    Path dir = tmp.resolve("data");
+    List<String> add = new java.util.ArrayList<>(List.of("DISTINCT.ADD", "d", "*"));
+    for (int i = 0; i < 300; i++) {
+      add.add("ip:1");
+      add.add("user-" + i);
+    }
+    List<?> before;
+    try (ServerHarness s = new ServerHarness(dir);
+        RespClient c = new RespClient(s.port())) {
+      assertThat(c.call("DISTINCT.RESERVE", "d", "PRECISION", "12")).isEqualTo("OK");
+      assertThat((Long) c.call(add.toArray(String[]::new))).isBetween(280L, 300L);
+      assertThat(c.call("PFADD", "h", "a", "b", "c")).isEqualTo(1L);
+      assertThat(c.call("SAVE")).isEqualTo("OK");
+      assertThat(c.call("PFADD", "h", "d")).isEqualTo(1L);
+      before = (List<?>) c.call("DISTINCT.COUNT", "d", "*", "1h", "7d", "NAMES", "ip:1");
+      s.server.setSaveOnShutdown(false);
+    }
+    try (ServerHarness s = new ServerHarness(dir);
+        RespClient c = new RespClient(s.port())) {
+      assertThat(c.call("DISTINCT.COUNT", "d", "*", "1h", "7d", "NAMES", "ip:1")).isEqualTo(before);
+      assertThat((List<?>) before.getFirst())
+          .allSatisfy(n -> assertThat((Long) n).isBetween(290L, 310L));
+      assertThat(c.call("PFCOUNT", "h")).isEqualTo(4L);
+      assertThat(c.call("TYPE", "d")).isEqualTo("distinct");
+      assertThat(((List<?>) c.call("DISTINCT.INFO", "d")).subList(2, 4))
+          .isEqualTo(List.of("Precision", 12L));
+    }
+  }
 }

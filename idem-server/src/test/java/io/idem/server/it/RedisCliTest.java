@@ -115,6 +115,17 @@ class RedisCliTest {
   }
 
   @Test
+  void windowedDistinctCommands() throws Exception {
+    assertThat(cli("DISTINCT.RESERVE", "cli:dc")).isEqualTo("OK\n");
+    assertThat(cli("DISTINCT.ADD", "cli:dc", "*", "ip:1", "alice", "ip:1", "bob", "ip:2", "bob"))
+        .isEqualTo("3\n");
+    assertThat(cli("DISTINCT.ADD", "cli:dc", "*", "ip:1", "alice")).isEqualTo("0\n");
+    assertThat(cli("DISTINCT.COUNT", "cli:dc", "*", "1h", "7d", "NAMES", "ip:1", "ip:2"))
+        .isEqualTo("2\n2\n1\n1\n");
+    assertThat(cli("TYPE", "cli:dc")).isEqualTo("distinct\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

@@ -10,7 +10,8 @@ public enum FormatFamily {
   CUCKOO(3),
   RECENT_SET(4),
   COUNT_MIN(5),
-  HYPERLOGLOG(6);
+  HYPERLOGLOG(6),
+  TOPK(7);
 
   private final int id;
 

@@ -162,18 +162,21 @@ public final class FormatInput {
   }
 
   /**
-   * Reads {@code count} bytes, which must fit the frame's limit (checked before allocating), so a
-   * lying length costs nothing.
+   * Reads {@code count} bytes, which must fit the frame's limit. As with {@link #readLongs}, the
+   * array grows only as the bytes arrive, so a lying length costs little.
    */
   public byte[] readBytes(int count, String what) throws IOException {
     if (count < 0) {
       throw new IOException(what + " declares " + count + " bytes");
     }
     expect(count, what);
-    byte[] bytes = new byte[count];
+    byte[] bytes = new byte[Math.min(count, GROWTH_STEP * 8)];
     int done = 0;
     while (done < count) {
-      int batch = Math.min(scratch.length, count - done);
+      if (done == bytes.length) {
+        bytes = Arrays.copyOf(bytes, (int) Math.min(count, (long) bytes.length * 2));
+      }
+      int batch = Math.min(Math.min(scratch.length, bytes.length - done), count - done);
       fill(batch);
       System.arraycopy(scratch, 0, bytes, done, batch);
       done += batch;

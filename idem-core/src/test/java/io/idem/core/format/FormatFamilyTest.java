@@ -14,7 +14,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.RECENT_SET.id()).isEqualTo(4);
     assertThat(FormatFamily.COUNT_MIN.id()).isEqualTo(5);
     assertThat(FormatFamily.HYPERLOGLOG.id()).isEqualTo(6);
-    assertThat(FormatFamily.values()).hasSize(6);
+    assertThat(FormatFamily.TOPK.id()).isEqualTo(7);
+    assertThat(FormatFamily.values()).hasSize(7);
   }
 
   @Test

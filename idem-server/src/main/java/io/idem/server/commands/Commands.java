@@ -8,6 +8,7 @@ import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.commands.distinct.DistinctCodec;
 import io.idem.server.commands.hll.HllCodec;
+import io.idem.server.commands.topk.TopkCodec;
 import io.idem.server.store.Codecs;
 import java.util.List;
 
@@ -26,7 +27,8 @@ public final class Commands {
         .register(DedupCommands.specs())
         .register(CounterCommands.specs())
         .register(HyperLogLogCommands.specs())
-        .register(DistinctCommands.specs());
+        .register(DistinctCommands.specs())
+        .register(TopkCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
@@ -39,6 +41,7 @@ public final class Commands {
             DedupCodec.INSTANCE,
             CounterCodec.INSTANCE,
             HllCodec.INSTANCE,
-            DistinctCodec.INSTANCE));
+            DistinctCodec.INSTANCE,
+            TopkCodec.INSTANCE));
   }
 }

@@ -195,6 +195,25 @@ class ClientsTest {
   }
 
   @Test
+  void jedisTopK() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.topkReserve("j:topk", 2, 1000, 5, 1.0)).isEqualTo("OK");
+      assertThat(j.topkAdd("j:topk", "a", "b", "a")).containsExactly(null, null, null);
+      assertThat(j.topkIncrBy("j:topk", "c", 5)).isEqualTo("b");
+      assertThat(j.topkQuery("j:topk", "a", "b", "c")).containsExactly(true, false, true);
+      assertThat(j.topkList("j:topk")).containsExactly("c", "a");
+      assertThat(j.topkListWithCount("j:topk")).containsEntry("c", 5L).containsEntry("a", 2L);
+      assertThat(j.topkInfo("j:topk"))
+          .containsEntry("k", 2L)
+          .containsEntry("width", 1000L)
+          .containsEntry("depth", 5L);
+      assertThatThrownBy(() -> j.topkAdd("j:missing", "a"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("TopK: key does not exist");
+    }
+  }
+
+  @Test
   void jedisCuckoo() {
     try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
       assertThat(j.cfReserve("j:cf", 1000)).isEqualTo("OK");

@@ -126,6 +126,16 @@ class RedisCliTest {
   }
 
   @Test
+  void topKCommands() throws Exception {
+    assertThat(cli("TOPK.RESERVE", "cli:topk", "2", "1000", "5", "1")).isEqualTo("OK\n");
+    assertThat(cli("TOPK.ADD", "cli:topk", "a", "b", "a")).isEqualTo("\n\n\n");
+    assertThat(cli("TOPK.INCRBY", "cli:topk", "c", "5")).isEqualTo("b\n");
+    assertThat(cli("TOPK.LIST", "cli:topk", "WITHCOUNT")).isEqualTo("c\n5\na\n2\n");
+    assertThat(cli("TOPK.QUERY", "cli:topk", "a", "b")).isEqualTo("1\n0\n");
+    assertThat(cli("TYPE", "cli:topk")).isEqualTo("TopK-TYPE\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

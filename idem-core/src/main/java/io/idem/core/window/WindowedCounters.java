@@ -121,15 +121,9 @@ public final class WindowedCounters extends WindowedTable {
   public long[][] sums(RowSource source, byte[][] names, long[] millis, int[] resolution, long end)
       throws IOException {
     // The rows every name needs, each once however many windows it serves: read together.
-    long[] first = new long[resolutions.length];
-    long[] last = new long[resolutions.length];
-    Arrays.fill(first, Long.MAX_VALUE);
-    for (int w = 0; w < millis.length; w++) {
-      Resolution res = resolutions[resolution[w]];
-      last[resolution[w]] = res.bucket(end);
-      first[resolution[w]] =
-          Math.min(first[resolution[w]], res.bucket(end) - millis[w] / res.bucketMillis() + 1);
-    }
+    long[][] spans = spans(millis, resolution, end);
+    long[] first = spans[0];
+    long[] last = spans[1];
     List<byte[]> keys = new java.util.ArrayList<>();
     for (byte[] name : names) {
       for (int r = 0; r < resolutions.length; r++) {

@@ -4,7 +4,6 @@ import io.idem.core.sketch.HyperLogLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,15 +152,9 @@ public final class WindowedDistinct extends WindowedTable {
   public double[][] estimates(
       RowSource source, byte[][] names, long[] millis, int[] resolution, long end)
       throws IOException {
-    long[] first = new long[resolutions.length];
-    long[] last = new long[resolutions.length];
-    Arrays.fill(first, Long.MAX_VALUE);
-    for (int w = 0; w < millis.length; w++) {
-      Resolution res = resolutions[resolution[w]];
-      last[resolution[w]] = res.bucket(end);
-      first[resolution[w]] =
-          Math.min(first[resolution[w]], res.bucket(end) - millis[w] / res.bucketMillis() + 1);
-    }
+    long[][] spans = spans(millis, resolution, end);
+    long[] first = spans[0];
+    long[] last = spans[1];
     List<byte[]> keys = new ArrayList<>();
     for (byte[] name : names) {
       for (int r = 0; r < resolutions.length; r++) {

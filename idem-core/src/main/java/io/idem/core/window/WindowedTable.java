@@ -166,6 +166,24 @@ public abstract class WindowedTable {
   }
 
   /**
+   * Per resolution, the first and the last bucket that windows of {@code millis[i]} ending at
+   * {@code end}, read at {@code resolution[i]}, cover: {first, last}, first being {@code
+   * Long.MAX_VALUE} at a resolution no window reads.
+   */
+  protected long[][] spans(long[] millis, int[] resolution, long end) {
+    long[] first = new long[resolutions.length];
+    long[] last = new long[resolutions.length];
+    java.util.Arrays.fill(first, Long.MAX_VALUE);
+    for (int w = 0; w < millis.length; w++) {
+      Resolution res = resolutions[resolution[w]];
+      last[resolution[w]] = res.bucket(end);
+      first[resolution[w]] =
+          Math.min(first[resolution[w]], res.bucket(end) - millis[w] / res.bucketMillis() + 1);
+    }
+    return new long[][] {first, last};
+  }
+
+  /**
    * Hands changed rows to {@code sink} in one call and puts them in the row cache. The sink must
    * make them what the store reads from then on before it returns: readers that miss the cache fill
    * it from the store once the write is over, so a row the store had not taken yet would be cached

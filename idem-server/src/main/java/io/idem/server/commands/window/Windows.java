@@ -269,12 +269,36 @@ public final class Windows {
     return live != null;
   }
 
-  /** INFO's list of resolutions: [bucket, retention] in milliseconds, finest first. */
-  public static Reply resolutionsReply(WindowedTable table) {
-    List<Reply> out = new ArrayList<>();
-    for (Resolution r : table.resolutions()) {
-      out.add(Reply.array(Reply.integer(r.bucketMillis()), Reply.integer(r.retentionMillis())));
-    }
-    return Reply.array(out);
+  /**
+   * A table's INFO, shaped as BF.INFO (label, value pairs; a map in RESP3): its resolutions
+   * ([bucket, retention] in milliseconds, finest first), what {@code own} adds, then its memory and
+   * disk bytes.
+   */
+  public static <T extends WindowedTable> Reply info(
+      Call call, WindowedTableCodec<T> codec, java.util.function.Function<T, List<Reply>> own) {
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              T t = Entry.valueOrNull(e, codec);
+              if (t == null) {
+                throw new CommandException(NOT_FOUND);
+              }
+              List<Reply> out = new ArrayList<>();
+              List<Reply> resolutions = new ArrayList<>();
+              for (Resolution r : t.resolutions()) {
+                resolutions.add(
+                    Reply.array(
+                        Reply.integer(r.bucketMillis()), Reply.integer(r.retentionMillis())));
+              }
+              out.add(Reply.simple("Resolutions"));
+              out.add(Reply.array(resolutions));
+              out.addAll(own.apply(t));
+              out.add(Reply.simple("Memory bytes"));
+              out.add(Reply.integer(codec.memoryUsage(t)));
+              out.add(Reply.simple("Disk bytes"));
+              out.add(Reply.integer(call.engine().rows().approximateBytes(e.id())));
+              return Reply.map(out);
+            });
   }
 }

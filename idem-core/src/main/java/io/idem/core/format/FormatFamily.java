@@ -11,7 +11,8 @@ public enum FormatFamily {
   RECENT_SET(4),
   COUNT_MIN(5),
   HYPERLOGLOG(6),
-  TOPK(7);
+  TOPK(7),
+  TDIGEST(8);
 
   private final int id;
 

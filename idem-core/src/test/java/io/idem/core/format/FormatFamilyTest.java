@@ -15,7 +15,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.COUNT_MIN.id()).isEqualTo(5);
     assertThat(FormatFamily.HYPERLOGLOG.id()).isEqualTo(6);
     assertThat(FormatFamily.TOPK.id()).isEqualTo(7);
-    assertThat(FormatFamily.values()).hasSize(7);
+    assertThat(FormatFamily.TDIGEST.id()).isEqualTo(8);
+    assertThat(FormatFamily.values()).hasSize(8);
   }
 
   @Test

@@ -60,6 +60,7 @@ public final class TopK {
   private final long[] heapCounts;
   private final byte[][] heapItems;
   private long heapItemBytes;
+  private int heapOccupied;
   private long random;
 
   private TopK(int k, int width, int depth, double decay, long seed) {
@@ -92,7 +93,7 @@ public final class TopK {
     this.depth = depth;
     this.decay = decay;
     for (int i = 0; i < DECAY_TABLE; i++) {
-      decayPowers[i] = Math.pow(decay, i);
+      decayPowers[i] = StrictMath.pow(decay, i); // the same on every JVM: flips replay
     }
     this.fingerprints = fingerprints;
     this.counts = counts;
@@ -102,6 +103,7 @@ public final class TopK {
     this.random = seed;
     for (byte[] item : heapItems) {
       heapItemBytes += item == null ? 0 : item.length;
+      heapOccupied += item == null ? 0 : 1;
     }
   }
 
@@ -142,15 +144,7 @@ public final class TopK {
 
   /** Bytes of buckets, heap slots and the items the heap holds. */
   public long sizeInBytes() {
-    return bytesFor(k, width, depth) + heapItemBytes + 16L * occupied();
-  }
-
-  private int occupied() {
-    int n = 0;
-    for (byte[] item : heapItems) {
-      n += item == null ? 0 : 1;
-    }
-    return n;
+    return bytesFor(k, width, depth) + heapItemBytes + 16L * heapOccupied;
   }
 
   private static int fingerprint(Hash128 h) {
@@ -174,7 +168,7 @@ public final class TopK {
   }
 
   private double decayTo(long count) {
-    return count < DECAY_TABLE ? decayPowers[(int) count] : Math.pow(decay, count);
+    return count < DECAY_TABLE ? decayPowers[(int) count] : StrictMath.pow(decay, count);
   }
 
   /**
@@ -222,6 +216,8 @@ public final class TopK {
     byte[] expelled = heapItems[0];
     if (expelled != null) {
       heapItemBytes -= expelled.length;
+    } else {
+      heapOccupied++;
     }
     heapItems[0] = item.clone();
     heapItemBytes += item.length;
@@ -392,28 +388,27 @@ public final class TopK {
       fingerprints[i] = (int) (buckets[i] >>> 32);
       counts[i] = (int) buckets[i];
     }
-    List<byte[]> items = new ArrayList<>();
-    List<long[]> slots = new ArrayList<>(); // fingerprint, count
+    // The slots' arrays grow as slots arrive (each is at least a byte), to their final size.
+    int capacity = (int) Math.min(k, 1024);
+    int[] heapFingerprints = new int[capacity];
+    long[] heapCounts = new long[capacity];
+    byte[][] items = new byte[capacity][];
     for (int i = 0; i < k; i++) {
+      if (i == capacity) {
+        capacity = (int) Math.min(k, 2L * capacity);
+        heapFingerprints = Arrays.copyOf(heapFingerprints, capacity);
+        heapCounts = Arrays.copyOf(heapCounts, capacity);
+        items = Arrays.copyOf(items, capacity);
+      }
       int present = f.readUnsignedByte();
       if (present > 1) {
         throw FormatInput.invalid("top-k heap slot " + i + " marker", present, "must be 0 or 1");
       }
-      if (present == 0) {
-        items.add(null);
-        slots.add(new long[2]);
-        continue;
+      if (present == 1) {
+        heapFingerprints[i] = f.readInt();
+        heapCounts[i] = f.readInt() & MAX_COUNT;
+        items[i] = f.readBytes(f.readInt(), "top-k heap item");
       }
-      long fingerprint = f.readInt();
-      long count = f.readInt() & MAX_COUNT;
-      slots.add(new long[] {fingerprint, count});
-      items.add(f.readBytes(f.readInt(), "top-k heap item"));
-    }
-    int[] heapFingerprints = new int[(int) k];
-    long[] heapCounts = new long[(int) k];
-    for (int i = 0; i < k; i++) {
-      heapFingerprints[i] = (int) slots.get(i)[0];
-      heapCounts[i] = slots.get(i)[1];
     }
     TopK t =
         new TopK(
@@ -426,7 +421,7 @@ public final class TopK {
             counts,
             heapFingerprints,
             heapCounts,
-            items.toArray(new byte[0][]));
+            items);
     f.finish();
     for (int i = 1; i < k; i++) {
       if (t.heapCounts[(i - 1) / 2] > t.heapCounts[i]) {

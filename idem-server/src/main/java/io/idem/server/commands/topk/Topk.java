@@ -25,6 +25,9 @@ final class Topk {
 
   static final String WITHCOUNT_EXPECTED = "WITHCOUNT keyword expected";
 
+  /** Idem's own: the command's items would not fit one log record (2 GiB). */
+  static final String TOO_LARGE = "ERR TopK: the command's items are too large to log together";
+
   static final long MAX_INCREMENT = 100_000;
 
   private Topk() {}

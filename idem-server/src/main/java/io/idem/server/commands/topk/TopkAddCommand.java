@@ -54,12 +54,19 @@ public final class TopkAddCommand implements Handler {
               for (int i = 0; i < n; i++) {
                 increments[i] = withIncrements ? increment(call.arg(3 + 2 * i)) : 1;
               }
+              // The log record first: once the sketch has changed, nothing may fail before it.
+              byte[] logged;
+              try {
+                logged = TopkCodec.pairs(items, increments);
+              } catch (IllegalArgumentException | OutOfMemoryError e) {
+                throw new CommandException(Topk.TOO_LARGE);
+              }
               Hash128 h = new Hash128();
               List<Reply> out = new ArrayList<>(n);
               for (int i = 0; i < n; i++) {
                 out.add(Topk.item(sketch.add(items[i], h.hash(items[i]), increments[i])));
               }
-              tx.log(TopkCodec.OP_INCRBY, TopkCodec.pairs(items, increments));
+              tx.log(TopkCodec.OP_INCRBY, logged);
               return Reply.array(out);
             });
   }

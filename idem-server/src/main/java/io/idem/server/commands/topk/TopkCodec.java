@@ -74,13 +74,20 @@ public final class TopkCodec implements ValueCodec<TopK> {
     }
   }
 
-  /** The logged form of the command's pairs. */
+  /**
+   * The logged form of the command's pairs, made before the sketch changes.
+   *
+   * @throws IllegalArgumentException if it would not fit one array
+   */
   static byte[] pairs(byte[][] items, long[] increments) {
-    int size = 0;
+    long size = 0;
     for (byte[] item : items) {
-      size += 8 + item.length;
+      size += 8L + item.length;
     }
-    ByteBuffer b = ByteBuffer.allocate(size);
+    if (size > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("the pairs take " + size + " bytes");
+    }
+    ByteBuffer b = ByteBuffer.allocate((int) size);
     for (int i = 0; i < items.length; i++) {
       b.putInt((int) increments[i]).putInt(items[i].length).put(items[i]);
     }

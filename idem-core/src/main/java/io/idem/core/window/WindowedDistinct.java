@@ -26,6 +26,15 @@ public final class WindowedDistinct extends WindowedTable {
   /** The finest bucket: a bucket's number must fit the row key's 32 bits. */
   public static final long MIN_BUCKET_MILLIS = 60_000;
 
+  /** Rows a query reads from the store in one call. */
+  static final int READ_BATCH = 1024;
+
+  /**
+   * The most rows one set of additions may touch (each may hold a dense sketch of up to 48 KiB,
+   * decoded and re-encoded until written).
+   */
+  public static final int MAX_ROWS_TOUCHED = 4096;
+
   private final int precision;
 
   /**
@@ -88,6 +97,8 @@ public final class WindowedDistinct extends WindowedTable {
      *
      * @return whether a register rose at any of them: false means the member was, as far as the
      *     sketches tell, counted there already
+     * @throws IllegalArgumentException if these additions would touch more than {@link
+     *     #MAX_ROWS_TOUCHED} rows
      * @throws IOException if a stored row is not a sketch of the table's precision
      */
     public boolean add(byte[] name, long time, long hash) throws IOException {
@@ -99,6 +110,10 @@ public final class WindowedDistinct extends WindowedTable {
         ByteBuffer key = ByteBuffer.wrap(rowKey(r, resolutions[r].bucket(time), name));
         HyperLogLog sketch = read.get(key);
         if (sketch == null) {
+          if (read.size() == MAX_ROWS_TOUCHED) {
+            throw new IllegalArgumentException(
+                "a command may touch at most " + MAX_ROWS_TOUCHED + " rows of a distinct table");
+          }
           sketch = decode(cachedOrStored(source, key.array()));
           read.put(key, sketch);
         }
@@ -145,7 +160,10 @@ public final class WindowedDistinct extends WindowedTable {
   /**
    * The names' estimated distinct members over windows that all end at {@code end}: the window of
    * {@code millis[i]} is the union of the {@code millis[i] / bucket} buckets of resolution {@code
-   * resolution[i]} up to and including the one that holds {@code end}. Rows are read in one call.
+   * resolution[i]} up to and including the one that holds {@code end}. Name by name and resolution
+   * by resolution, one running union goes from the newest bucket back, its windows shortest first,
+   * and each window's estimate is taken when the union reaches the window's first bucket: each row
+   * is read and merged once. Rows are read {@value #READ_BATCH} at a time.
    *
    * @throws IOException if a stored row is not a sketch of the table's precision
    */
@@ -155,38 +173,43 @@ public final class WindowedDistinct extends WindowedTable {
     long[][] spans = spans(millis, resolution, end);
     long[] first = spans[0];
     long[] last = spans[1];
-    List<byte[]> keys = new ArrayList<>();
-    for (byte[] name : names) {
-      for (int r = 0; r < resolutions.length; r++) {
-        for (long b = Math.max(0, first[r]); b <= last[r] && first[r] != Long.MAX_VALUE; b++) {
-          keys.add(rowKey(r, b, name));
-        }
-      }
-    }
-    List<byte @Nullable []> stored = read(source, keys);
     double[][] estimates = new double[names.length][millis.length];
-    int k = 0;
-    for (double[] nameEstimates : estimates) {
-      HyperLogLog[] unions = new HyperLogLog[millis.length];
-      for (int w = 0; w < millis.length; w++) {
-        unions[w] = HyperLogLog.create(precision);
-      }
+    for (int n = 0; n < names.length; n++) {
       for (int r = 0; r < resolutions.length; r++) {
-        for (long b = Math.max(0, first[r]); b <= last[r] && first[r] != Long.MAX_VALUE; b++) {
-          byte[] row = stored.get(k++);
-          if (row == null) {
-            continue;
+        if (first[r] == Long.MAX_VALUE) {
+          continue;
+        }
+        int at = r;
+        int[] order =
+            java.util.stream.IntStream.range(0, millis.length)
+                .filter(w -> resolution[w] == at)
+                .boxed()
+                .sorted(java.util.Comparator.comparingLong(w -> millis[w]))
+                .mapToInt(Integer::intValue)
+                .toArray();
+        long bucket = resolutions[r].bucketMillis();
+        HyperLogLog union = HyperLogLog.create(precision);
+        int next = 0;
+        long lowest = Math.max(0, first[r]);
+        for (long top = last[r]; top >= lowest && next < order.length; top -= READ_BATCH) {
+          List<byte[]> keys = new ArrayList<>();
+          for (long b = top; b >= Math.max(lowest, top - READ_BATCH + 1); b--) {
+            keys.add(rowKey(r, b, names[n]));
           }
-          HyperLogLog sketch = decode(row);
-          for (int w = 0; w < millis.length; w++) {
-            if (resolution[w] == r && b > last[r] - millis[w] / resolutions[r].bucketMillis()) {
-              unions[w].merge(sketch);
+          List<byte @Nullable []> rows = read(source, keys);
+          for (int i = 0; i < rows.size(); i++) {
+            byte[] row = rows.get(i);
+            if (row != null) {
+              union.merge(decode(row));
+            }
+            while (next < order.length && top - i == last[r] - millis[order[next]] / bucket + 1) {
+              estimates[n][order[next++]] = union.estimate();
             }
           }
         }
-      }
-      for (int w = 0; w < millis.length; w++) {
-        nameEstimates[w] = unions[w].estimate();
+        while (next < order.length) { // windows that reach back before the epoch
+          estimates[n][order[next++]] = union.estimate();
+        }
       }
     }
     return estimates;

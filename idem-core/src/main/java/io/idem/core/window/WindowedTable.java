@@ -184,6 +184,24 @@ public abstract class WindowedTable {
   }
 
   /**
+   * How many rows reading windows of {@code millis[i]} ending at {@code end}, at {@code
+   * resolution[i]}, reads for one name: what a query's cost is bounded by.
+   */
+  public long rowsRead(long[] millis, int[] resolution, long end) {
+    long[][] spans = spans(millis, resolution, end);
+    long rows = 0;
+    for (int r = 0; r < resolutions.length; r++) {
+      if (spans[0][r] != Long.MAX_VALUE && spans[1][r] >= 0) {
+        rows +=
+            Math.floorDiv(spans[1][r], bucketsPerRow)
+                - Math.floorDiv(Math.max(0, spans[0][r]), bucketsPerRow)
+                + 1;
+      }
+    }
+    return rows;
+  }
+
+  /**
    * Hands changed rows to {@code sink} in one call and puts them in the row cache. The sink must
    * make them what the store reads from then on before it returns: readers that miss the cache fill
    * it from the store once the write is over, so a row the store had not taken yet would be cached

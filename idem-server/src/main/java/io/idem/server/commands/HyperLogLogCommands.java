@@ -36,7 +36,7 @@ public final class HyperLogLogCommands {
             .doc(
                 "Replies the estimated distinct elements of a HyperLogLog, or of the union of"
                     + " several",
-                "O(1) for one key, O(k * m) for several")
+                "O(m) for one key, O(k * m) for several")
             .build(),
         command("pfmerge", -2, new PfMergeCommand())
             .flags(WRITE, DENYOOM)

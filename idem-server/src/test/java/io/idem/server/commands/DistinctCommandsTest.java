@@ -107,7 +107,7 @@ class DistinctCommandsTest {
 
   /**
    * An ADD of n new members to a fresh bucket: a pair raises nothing only when an earlier one holds
-   * its register at a rank as high, about n² / 4m of them.
+   * its register at a rank as high, about n² / 3m of them.
    */
   private static void rose(String reply, int n) {
     long[] got = integers(reply);
@@ -183,6 +183,36 @@ class DistinctCommandsTest {
     assertThat(h.show("DISTINCT.COUNT", "d", "*", "1h", "n", "m"))
         .isEqualTo("(error) ERR syntax error");
     assertThat(h.show("DISTINCT.INFO", "free")).isEqualTo("(error) ERR not found");
+    // Nothing refused was written: no rows, and no count where the refused events were.
+    assertThat(diskBytes()).isZero();
+    assertThat(h.show("DISTINCT.COUNT", "d", at(T0 + 9 * D), "1h", "NAMES", "n"))
+        .isEqualTo("[[(integer) 0]]");
+  }
+
+  @Test
+  void aCommandsRows_areBounded() {
+    // 2049 names at two resolutions: 4098 rows, over the 4096 one ADD may touch. Nothing is made.
+    List<String> words = new ArrayList<>(List.of("DISTINCT.ADD", "d", "*"));
+    for (int i = 0; i < 2049; i++) {
+      words.add("name-" + i);
+      words.add("u");
+    }
+    assertThat(h.show(words.toArray(String[]::new)))
+        .isEqualTo("(error) ERR a command may touch at most 4096 rows of a distinct table");
+    assertThat(h.show("EXISTS", "d")).isEqualTo("(integer) 0");
+    words.subList(words.size() - 2, words.size()).clear();
+    assertThat(integers(h.show(words.toArray(String[]::new)))[0]).isEqualTo(2048);
+    // A 91-day window of minutes is 131,040 rows a name: over the 20,000 a query may read.
+    h.call("DISTINCT.RESERVE", "big", "RESOLUTION", "1m", "91d");
+    String tooLarge =
+        "(error) ERR a query may read at most 20000 rows (names x the rows of their windows): ask"
+            + " for fewer names or shorter windows";
+    assertThat(h.show("DISTINCT.COUNT", "big", "*", "91d", "NAMES", "a")).isEqualTo(tooLarge);
+    // 6 days: 8,640 rows a name, so two names may be asked and three may not.
+    assertThat(h.show("DISTINCT.COUNT", "big", "*", "6d", "NAMES", "a", "b"))
+        .isEqualTo("[[(integer) 0], [(integer) 0]]");
+    assertThat(h.show("DISTINCT.COUNT", "big", "*", "6d", "NAMES", "a", "b", "c"))
+        .isEqualTo(tooLarge);
   }
 
   @Test

@@ -56,6 +56,8 @@ public final class DistinctAddCommand implements Handler {
                 }
               } catch (IOException e) {
                 throw new CommandException(Distincts.CORRUPT);
+              } catch (IllegalArgumentException e) {
+                throw new CommandException("ERR " + e.getMessage());
               }
               if (create) {
                 tx.create(

@@ -19,10 +19,11 @@ final class Distincts {
   static final int DEFAULT_PRECISION = 14;
 
   /**
-   * Rows each table caches in front of the store: fewer than a counter table's, as a row here may
-   * be a dense sketch of up to 48 KiB (12 KiB at the default precision).
+   * Rows each table caches in front of the store: far fewer than a counter table's, as a row here
+   * may be a dense sketch of up to 48 KiB (12 KiB at the default precision): at most 96 MiB (24
+   * MiB).
    */
-  static final int CACHE_SLOTS = 1 << 13;
+  static final int CACHE_SLOTS = 1 << 11;
 
   static final String BAD_PRECISION =
       "ERR precision must be an integer from " + MIN_PRECISION + " to " + MAX_PRECISION;

@@ -51,6 +51,17 @@ public final class Windows {
       "ERR a table has at most " + WindowedTable.MAX_RESOLUTIONS + " resolutions";
   public static final String SAME_BUCKET = "ERR two resolutions with the same bucket";
 
+  /**
+   * The most rows one query reads (names × the rows of their windows): a query's memory and time
+   * stay bounded, whatever its windows and resolutions.
+   */
+  public static final long MAX_QUERY_ROWS = 20_000;
+
+  public static final String QUERY_TOO_LARGE =
+      "ERR a query may read at most "
+          + MAX_QUERY_ROWS
+          + " rows (names x the rows of their windows): ask for fewer names or shorter windows";
+
   private Windows() {}
 
   /** A time argument: {@code *} for the server's clock, else Unix milliseconds. */
@@ -178,6 +189,9 @@ public final class Windows {
                   + end
                   + " reaches back past what the table keeps");
         }
+      }
+      if (table.rowsRead(windows, resolution, end) * names.length > MAX_QUERY_ROWS) {
+        throw new CommandException(QUERY_TOO_LARGE);
       }
       return resolution;
     }

@@ -189,7 +189,11 @@ class RespEncoderTest {
       new Reply.Bool(true),
       new Reply.Double(3.0)
     };
-    for (int round = 0; round < 3; round++) {
+    // The fewest bytes of several rounds: a round may catch the JIT or the VM allocating for
+    // itself (a CI run once saw 1,376 bytes), but an encoder that allocates per write would
+    // cost at least 16 bytes x 180,000 writes in every round.
+    long fewest = Long.MAX_VALUE;
+    for (int round = 0; round < 8; round++) {
       long before = threads.getCurrentThreadAllocatedBytes();
       for (int i = 0; i < 10_000; i++) {
         out.clear();
@@ -199,10 +203,11 @@ class RespEncoderTest {
         }
       }
       long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-      if (round == 2) {
-        assertThat(allocated).as("bytes allocated by 180,000 writes").isLessThan(1024);
+      if (round >= 2) {
+        fewest = Math.min(fewest, allocated);
       }
     }
+    assertThat(fewest).as("bytes allocated by 180,000 writes").isLessThan(1024);
   }
 
   private static void assertDouble(double value, String text) {

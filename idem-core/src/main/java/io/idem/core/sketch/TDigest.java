@@ -57,8 +57,8 @@ public final class TDigest {
 
   private static final int FIRST_SLOTS = 16;
 
-  private final long compression;
-  private final int capacity;
+  private long compression; // changes only by setTo
+  private int capacity;
   private double[] means;
   private long[] weights;
   private int merged;
@@ -156,6 +156,27 @@ public final class TDigest {
     min = Double.MAX_VALUE;
     max = -Double.MAX_VALUE;
     totalCompressions = 0;
+  }
+
+  /**
+   * Makes this digest a copy of {@code other}, compression included: a server sets a key's digest
+   * to a TDIGEST.MERGE result in place, keeping the key.
+   */
+  public void setTo(TDigest other) {
+    if (other == this) {
+      return;
+    }
+    compression = other.compression;
+    capacity = other.capacity;
+    means = other.means.clone();
+    weights = other.weights.clone();
+    merged = other.merged;
+    unmerged = other.unmerged;
+    mergedWeight = other.mergedWeight;
+    unmergedWeight = other.unmergedWeight;
+    min = other.min;
+    max = other.max;
+    totalCompressions = other.totalCompressions;
   }
 
   /** {@link #add(double, long)} with weight 1. */

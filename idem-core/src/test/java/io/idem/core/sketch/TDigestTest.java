@@ -249,6 +249,21 @@ class TDigestTest {
   }
 
   @Test
+  void setTo_copiesEverything_compressionIncluded_andSharesNothing() throws IOException {
+    TDigest from = TDigest.create(30);
+    for (int i = 0; i < 500; i++) {
+      from.add(i % 37);
+    }
+    TDigest t = digest(200, 1, 2, 3);
+    t.setTo(from);
+    assertThat(bytes(t)).isEqualTo(bytes(from));
+    assertThat(List.of(t.compression(), (long) t.capacity())).containsExactly(30L, 190L);
+    t.add(1000);
+    assertThat(from.max()).isEqualTo(36.0);
+    assertThat(t.quantile(1)).isEqualTo(1000.0);
+  }
+
+  @Test
   void quantiles_walkEachNonDecreasingRunAfresh_andAgreeWithTheSingleRoutine() {
     TDigest t = TDigest.create(100);
     SplittableRandom r = new SplittableRandom(4);

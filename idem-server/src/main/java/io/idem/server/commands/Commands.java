@@ -8,6 +8,7 @@ import io.idem.server.commands.cuckoo.CuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.commands.distinct.DistinctCodec;
 import io.idem.server.commands.hll.HllCodec;
+import io.idem.server.commands.tdigest.TdigestCodec;
 import io.idem.server.commands.topk.TopkCodec;
 import io.idem.server.store.Codecs;
 import java.util.List;
@@ -28,7 +29,8 @@ public final class Commands {
         .register(CounterCommands.specs())
         .register(HyperLogLogCommands.specs())
         .register(DistinctCommands.specs())
-        .register(TopkCommands.specs());
+        .register(TopkCommands.specs())
+        .register(TdigestCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */
@@ -42,6 +44,7 @@ public final class Commands {
             CounterCodec.INSTANCE,
             HllCodec.INSTANCE,
             DistinctCodec.INSTANCE,
-            TopkCodec.INSTANCE));
+            TopkCodec.INSTANCE,
+            TdigestCodec.INSTANCE));
   }
 }

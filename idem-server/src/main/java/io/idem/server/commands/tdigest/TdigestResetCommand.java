@@ -1,0 +1,21 @@
+package io.idem.server.commands.tdigest;
+
+import io.idem.server.command.Call;
+import io.idem.server.command.Handler;
+import io.idem.server.reply.Reply;
+
+/** TDIGEST.RESET key — forgets every observation; the compression stays. */
+public final class TdigestResetCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              Tdigest.digest(tx.entry()).reset();
+              tx.log(TdigestCodec.OP_RESET, new byte[0]);
+              return Reply.OK;
+            });
+  }
+}

@@ -2,6 +2,7 @@ package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
@@ -210,6 +211,36 @@ class ClientsTest {
       assertThatThrownBy(() -> j.topkAdd("j:missing", "a"))
           .isInstanceOf(JedisDataException.class)
           .hasMessage("TopK: key does not exist");
+    }
+  }
+
+  @Test
+  void jedisTDigest() {
+    try (RedisClient j = RedisClient.create("127.0.0.1", server.port())) {
+      assertThat(j.tdigestCreate("j:td", 1000)).isEqualTo("OK");
+      assertThat(j.tdigestAdd("j:td", 1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5)).isEqualTo("OK");
+      assertThat(j.tdigestQuantile("j:td", 0, 0.5, 1)).containsExactly(1.0, 4.0, 5.0);
+      assertThat(j.tdigestCDF("j:td", 0, 3, 6)).containsExactly(0.0, 0.3, 1.0);
+      assertThat(j.tdigestRank("j:td", 0, 3, 6)).containsExactly(-1L, 4L, 15L);
+      assertThat(j.tdigestRevRank("j:td", 0, 3, 6)).containsExactly(15L, 10L, -1L);
+      assertThat(j.tdigestByRank("j:td", 0, 14, 15))
+          .containsExactly(1.0, 5.0, Double.POSITIVE_INFINITY);
+      assertThat(j.tdigestByRevRank("j:td", 0, 15)).containsExactly(5.0, Double.NEGATIVE_INFINITY);
+      assertThat(j.tdigestMin("j:td")).isEqualTo(1.0);
+      assertThat(j.tdigestMax("j:td")).isEqualTo(5.0);
+      assertThat(j.tdigestTrimmedMean("j:td", 0, 1)).isCloseTo(3.6667, within(1e-4));
+      assertThat(j.tdigestMerge("j:td2", "j:td", "j:td")).isEqualTo("OK");
+      assertThat(j.tdigestInfo("j:td2"))
+          .containsEntry("Compression", 1000L)
+          .containsEntry("Observations", 30L);
+      assertThat(j.tdigestReset("j:td2")).isEqualTo("OK");
+      assertThat(j.tdigestMin("j:td2")).isNaN();
+      assertThatThrownBy(() -> j.tdigestAdd("j:td", Double.POSITIVE_INFINITY))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR T-Digest: val parameter needs to be a finite number");
+      assertThatThrownBy(() -> j.tdigestMin("j:missing"))
+          .isInstanceOf(JedisDataException.class)
+          .hasMessage("ERR T-Digest: key does not exist");
     }
   }
 

@@ -7,7 +7,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Counter tables on the real store: counts are rows in RocksDB, there after a restart. */
+/**
+ * Counting values on the real store: counter rows in RocksDB, sketches from snapshots and the log,
+ * all there after a restart.
+ */
 class CounterServerTest {
 
   @TempDir Path tmp;
@@ -75,5 +78,56 @@ class CounterServerTest {
       assertThat(((List<?>) c.call("DISTINCT.INFO", "d")).subList(2, 4))
           .isEqualTo(List.of("Precision", 12L));
     }
+  }
+
+  @Test
+  void tDigestsSurviveRestart_asTheyWere_queriesBetweenWritesIncluded() throws Exception {
+    Path dir = tmp.resolve("data");
+    List<String> add = new java.util.ArrayList<>(List.of("TDIGEST.ADD", "t"));
+    for (int i = 0; i < 500; i++) {
+      add.add(Integer.toString(i * 7919 % 1000));
+    }
+    List<String> asked = List.of("TDIGEST.QUANTILE", "t", "0.01", "0.5", "0.99");
+    List<?> info;
+    List<?> merged;
+    Object quantiles;
+    try (ServerHarness s = new ServerHarness(dir);
+        RespClient c = new RespClient(s.port())) {
+      assertThat(c.call("TDIGEST.CREATE", "t", "COMPRESSION", "20")).isEqualTo("OK");
+      assertThat(c.call(add.toArray(String[]::new))).isEqualTo("OK"); // compresses on the way
+      assertThat(c.call("SAVE")).isEqualTo("OK");
+      assertThat(c.call("TDIGEST.ADD", "t", "5000", "-5")).isEqualTo("OK");
+      c.call(asked.toArray(String[]::new)); // compresses the buffer, logs nothing
+      assertThat(c.call("TDIGEST.ADD", "t", "42")).isEqualTo("OK");
+      info = (List<?>) c.call("TDIGEST.INFO", "t");
+      // Compresses t in place, logging nothing for t: after a restart, t is as it was here.
+      assertThat(c.call("TDIGEST.MERGE", "m", "2", "t", "t", "COMPRESSION", "50")).isEqualTo("OK");
+      merged = (List<?>) c.call("TDIGEST.INFO", "m");
+      quantiles = texts(c.call(asked.toArray(String[]::new)));
+      s.server.setSaveOnShutdown(false);
+    }
+    try (ServerHarness s = new ServerHarness(dir);
+        RespClient c = new RespClient(s.port())) {
+      // The log replays to the very digests: nodes, weights and compressions (the memory of
+      // their slots may differ: live arrays grow by doubling, loaded ones are exact).
+      assertThat(((List<?>) c.call("TDIGEST.INFO", "t")).subList(0, 16))
+          .isEqualTo(info.subList(0, 16));
+      assertThat(((List<?>) c.call("TDIGEST.INFO", "m")).subList(0, 16))
+          .isEqualTo(merged.subList(0, 16));
+      assertThat(info.subList(6, 8)).isEqualTo(List.of("Unmerged nodes", 1L));
+      assertThat(texts(c.call(asked.toArray(String[]::new)))).isEqualTo(quantiles);
+      assertThat(texts(c.call("TDIGEST.MIN", "t"))).isEqualTo("-5");
+      assertThat(merged.subList(0, 2)).isEqualTo(List.of("Compression", 50L));
+      assertThat(c.call("TYPE", "m")).isEqualTo("TDIS-TYPE");
+    }
+  }
+
+  /** Bulk strings as text, in lists too. */
+  private static Object texts(Object reply) {
+    return switch (reply) {
+      case byte[] b -> new String(b, java.nio.charset.StandardCharsets.UTF_8);
+      case List<?> l -> l.stream().map(CounterServerTest::texts).toList();
+      default -> reply;
+    };
   }
 }

@@ -136,6 +136,20 @@ class RedisCliTest {
   }
 
   @Test
+  void tDigestCommands() throws Exception {
+    assertThat(cli("TDIGEST.CREATE", "cli:td", "COMPRESSION", "1000")).isEqualTo("OK\n");
+    assertThat(cli("TDIGEST.ADD", "cli:td", "10", "20", "30", "40", "50", "60")).isEqualTo("OK\n");
+    assertThat(cli("TDIGEST.QUANTILE", "cli:td", "0", "0.5", "1")).isEqualTo("10\n40\n60\n");
+    assertThat(cli("TDIGEST.CDF", "cli:td", "5", "25")).isEqualTo("0\n0.3333333333333333\n");
+    assertThat(cli("TDIGEST.RANK", "cli:td", "0", "30", "70")).isEqualTo("-1\n2\n6\n");
+    assertThat(cli("TDIGEST.BYREVRANK", "cli:td", "0", "6")).isEqualTo("60\n-inf\n");
+    assertThat(cli("TDIGEST.TRIMMED_MEAN", "cli:td", "0", "1")).isEqualTo("35\n");
+    assertThat(cli("TDIGEST.MIN", "cli:empty-td"))
+        .isEqualTo("ERR T-Digest: key does not exist\n\n");
+    assertThat(cli("TYPE", "cli:td")).isEqualTo("TDIS-TYPE\n");
+  }
+
+  @Test
   void errorsAsRedisPrintsThem() throws Exception {
     assertThat(cli("NOSUCH", "a"))
         .isEqualTo("ERR unknown command 'NOSUCH', with args beginning with: 'a' \n\n");

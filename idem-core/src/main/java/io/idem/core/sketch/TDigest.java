@@ -159,17 +159,18 @@ public final class TDigest {
   }
 
   /**
-   * Makes this digest a copy of {@code other}, compression included: a server sets a key's digest
-   * to a TDIGEST.MERGE result in place, keeping the key.
+   * Makes this digest {@code other}'s state, compression included, taking over its arrays: {@code
+   * other} must not be used after. It allocates nothing, so a server that has logged the new state
+   * can always apply it (TDIGEST.MERGE sets a key's digest to its result in place).
    */
-  public void setTo(TDigest other) {
+  public void become(TDigest other) {
     if (other == this) {
       return;
     }
     compression = other.compression;
     capacity = other.capacity;
-    means = other.means.clone();
-    weights = other.weights.clone();
+    means = other.means;
+    weights = other.weights;
     merged = other.merged;
     unmerged = other.unmerged;
     mergedWeight = other.mergedWeight;
@@ -177,6 +178,23 @@ public final class TDigest {
     min = other.min;
     max = other.max;
     totalCompressions = other.totalCompressions;
+  }
+
+  /**
+   * Grows the node slots now, if need be, so that the next {@code n} adds allocate nothing (a
+   * server reserves before it logs, so an add it has logged cannot fail for memory).
+   *
+   * @throws OutOfMemoryError if the slots cannot grow; the digest is unchanged
+   */
+  public void reserve(int n) {
+    long wanted = Math.min(capacity, (long) merged + unmerged + Math.max(0, n));
+    if (wanted > means.length) {
+      long grown = Math.min(capacity, Math.max(wanted, Math.max(FIRST_SLOTS, 2L * means.length)));
+      double[] m = Arrays.copyOf(means, (int) grown);
+      long[] w = Arrays.copyOf(weights, (int) grown);
+      means = m;
+      weights = w;
+    }
   }
 
   /** {@link #add(double, long)} with weight 1. */

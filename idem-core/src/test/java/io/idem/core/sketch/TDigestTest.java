@@ -249,18 +249,34 @@ class TDigestTest {
   }
 
   @Test
-  void setTo_copiesEverything_compressionIncluded_andSharesNothing() throws IOException {
+  void become_takesEverything_compressionIncluded() throws IOException {
     TDigest from = TDigest.create(30);
     for (int i = 0; i < 500; i++) {
       from.add(i % 37);
     }
+    byte[] expected = bytes(from);
     TDigest t = digest(200, 1, 2, 3);
-    t.setTo(from);
-    assertThat(bytes(t)).isEqualTo(bytes(from));
+    t.become(from);
+    assertThat(bytes(t)).isEqualTo(expected);
     assertThat(List.of(t.compression(), (long) t.capacity())).containsExactly(30L, 190L);
     t.add(1000);
-    assertThat(from.max()).isEqualTo(36.0);
     assertThat(t.quantile(1)).isEqualTo(1000.0);
+  }
+
+  @Test
+  void reserve_growsTheSlotsOnce_soAddsAllocateNothing_andChangesNoState() throws IOException {
+    TDigest t = digest(10, 5, 6); // 70 slots
+    byte[] before = bytes(t);
+    t.reserve(40);
+    assertThat(t.sizeInBytes()).isEqualTo(16L * 42);
+    assertThat(bytes(t)).isEqualTo(before);
+    t.reserve(1000);
+    assertThat(t.sizeInBytes()).isEqualTo(16L * 70); // never past the capacity
+    long size = t.sizeInBytes();
+    for (int i = 0; i < 500; i++) {
+      t.add(i);
+    }
+    assertThat(t.sizeInBytes()).isEqualTo(size);
   }
 
   @Test

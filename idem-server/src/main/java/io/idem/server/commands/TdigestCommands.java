@@ -55,10 +55,8 @@ public final class TdigestCommands {
                 TdigestQueryCommand.min(),
                 "Replies the smallest observation",
                 "O(1)")
-            .flags(READONLY, FAST)
             .build(),
         read("tdigest.max", 2, TdigestQueryCommand.max(), "Replies the largest observation", "O(1)")
-            .flags(READONLY, FAST)
             .build(),
         read(
                 "tdigest.quantile",
@@ -108,6 +106,7 @@ public final class TdigestCommands {
                 TdigestQueryCommand.trimmedMean(),
                 "Replies the mean of the observations between two quantiles",
                 "O(c log c)")
+            .flags(READONLY) // not in RedisBloom's fast category
             .build(),
         read(
                 "tdigest.info",
@@ -115,7 +114,6 @@ public final class TdigestCommands {
                 new TdigestInfoCommand(),
                 "Replies a t-digest's compression, nodes and weights",
                 "O(1)")
-            .flags(READONLY, FAST)
             .build());
   }
 
@@ -131,7 +129,7 @@ public final class TdigestCommands {
   private static CommandSpec.Builder read(
       String name, int arity, Handler handler, String summary, String complexity) {
     return command(name, arity, handler)
-        .flags(READONLY)
+        .flags(READONLY, FAST)
         .key()
         .group("tdigest")
         .doc(summary, complexity);

@@ -249,6 +249,13 @@ public final class Engine implements AutoCloseable {
     }
 
     @Override
+    public void persist() {
+      if (entry != null && entry.expireAtMillis() != Entry.PERSISTENT) {
+        setExpiry(entry, Entry.PERSISTENT);
+      }
+    }
+
+    @Override
     public void delete() {
       if (entry != null) {
         removeLocked(entry);

@@ -41,5 +41,11 @@ public interface KeyTx {
   void change(java.util.List<RowChange> rows);
 
   /** Removes the key; it is free afterwards. */
+  /**
+   * Removes the key's expiry, if it has one (a command that replaces the key's value in place, as
+   * Redis replaces the key). Logged as an expiry change.
+   */
+  void persist();
+
   void delete();
 }

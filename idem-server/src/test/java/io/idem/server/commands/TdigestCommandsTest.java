@@ -265,6 +265,27 @@ class TdigestCommandsTest {
   }
 
   @Test
+  void merge_whileTheDestinationsExpiryPasses_eitherFindsItGoneOrKeepsIt() {
+    // A clock that moves with every read: the expiry falls somewhere inside one of these merges.
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(1000);
+    Harness ticking = new Harness(clock::getAndIncrement);
+    List<String> replies = new ArrayList<>();
+    for (int ahead = 0; ahead < 30; ahead++) {
+      String key = "d" + ahead;
+      ticking.call("TDIGEST.CREATE", key);
+      ticking.call("TDIGEST.ADD", key, "1");
+      ticking.call("PEXPIREAT", key, Long.toString(clock.get() + ahead));
+      String merged = ticking.show("TDIGEST.MERGE", key, "1", key);
+      String exists = ticking.show("EXISTS", key);
+      replies.add(merged + " " + exists);
+      assertThat(merged + " " + exists)
+          .as("a merge that replied OK left the key")
+          .isIn(NOT_FOUND + " (integer) 0", "OK (integer) 1");
+    }
+    assertThat(replies).contains(NOT_FOUND + " (integer) 0", "OK (integer) 1");
+  }
+
+  @Test
   void merge_errors_inRedisBloomsOrder_changeNothing() {
     h.call("TDIGEST.CREATE", "a");
     h.call("TDIGEST.ADD a 1 2 3".split(" "));
@@ -283,11 +304,14 @@ class TdigestCommandsTest {
         .isEqualTo("(error) ERR T-Digest: compression parameter needs to be a positive integer");
     assertThat(show("TDIGEST.MERGE d 1 a COMPRESSION 99999999999"))
         .isEqualTo("(error) ERR T-Digest: allocation of destination digest failed");
+    // As in RedisBloom, the sources are checked before the size of the result.
+    assertThat(show("TDIGEST.MERGE d 1 nope COMPRESSION 20000000")).isEqualTo(NOT_FOUND);
     assertThat(show("TDIGEST.MERGE d 2 a nope")).isEqualTo(NOT_FOUND);
     assertThat(show("TDIGEST.MERGE d 2 a s")).isEqualTo(WRONGTYPE);
     assertThat(show("TDIGEST.MERGE d 1 d")).isEqualTo(NOT_FOUND);
     assertThat(show("TDIGEST.MERGE d")).isEqualTo(arity);
     assertThat(show("EXISTS d")).isEqualTo("(integer) 0");
+    assertThat(show("TDIGEST.INFO a")).contains("Observations=(integer) 3,");
     // Weights that would pass 2^63 - 1: the merge is refused and the digest stays.
     h.call("TDIGEST.CREATE", "w");
     h.call("TDIGEST.ADD", "w", "1");

@@ -95,9 +95,13 @@ class CounterServerTest {
         RespClient c = new RespClient(s.port())) {
       assertThat(c.call("TDIGEST.CREATE", "t", "COMPRESSION", "20")).isEqualTo("OK");
       assertThat(c.call(add.toArray(String[]::new))).isEqualTo("OK"); // compresses on the way
-      assertThat(c.call("SAVE")).isEqualTo("OK");
       assertThat(c.call("TDIGEST.ADD", "t", "5000", "-5")).isEqualTo("OK");
       c.call(asked.toArray(String[]::new)); // compresses the buffer, logs nothing
+      assertThat(c.call("TDIGEST.ADD", "t", "7", "8")).isEqualTo("OK"); // logs the compression
+      c.call(asked.toArray(String[]::new));
+      assertThat(c.call("SAVE")).isEqualTo("OK"); // a snapshot of the compressed digest
+      assertThat(c.call("TDIGEST.ADD", "t", "9")).isEqualTo("OK");
+      c.call(asked.toArray(String[]::new));
       assertThat(c.call("TDIGEST.ADD", "t", "42")).isEqualTo("OK");
       info = (List<?>) c.call("TDIGEST.INFO", "t");
       // Compresses t in place, logging nothing for t: after a restart, t is as it was here.

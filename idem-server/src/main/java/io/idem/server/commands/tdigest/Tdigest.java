@@ -43,21 +43,18 @@ final class Tdigest {
   }
 
   /**
-   * A COMPRESSION argument: a positive integer, as RedisBloom parses it.
+   * A COMPRESSION argument: a positive integer, as RedisBloom parses it (whether a digest may be
+   * that large is checked later, where RedisBloom allocates).
    *
-   * @throws CommandException if it is not one, or beyond what one digest may hold ({@code
-   *     tooLarge})
+   * @throws CommandException if it is not one
    */
-  static long compression(byte[] arg, String tooLarge) {
+  static long compression(byte[] arg) {
     Long c = Parse.longOrNull(arg);
     if (c == null) {
       throw new CommandException(BAD_COMPRESSION);
     }
     if (c <= 0) {
       throw new CommandException(COMPRESSION_NOT_POSITIVE);
-    }
-    if (c > TDigest.MAX_COMPRESSION) {
-      throw new CommandException(tooLarge);
     }
     return c;
   }

@@ -36,17 +36,24 @@ public final class TdigestAddCommand implements Handler {
               if (digest.observations() > Long.MAX_VALUE - values.length) {
                 throw new CommandException(Tdigest.OVERFLOW);
               }
-              // The log record first: once the digest has changed, nothing may fail before it.
+              // Everything that may fail comes first: the record, the slots, the logging. Then
+              // the adds, which cannot fail (finite values, a weight that fits, slots reserved),
+              // so the digest is always what its log says.
               byte[] logged;
               try {
                 logged = TdigestCodec.added(digest, values);
               } catch (IllegalArgumentException | OutOfMemoryError e) {
                 throw new CommandException(Tdigest.TOO_LARGE);
               }
-              for (double v : values) {
-                digest.add(v); // finite, and the weight fits: cannot fail
+              try {
+                digest.reserve(values.length);
+              } catch (OutOfMemoryError e) {
+                throw new CommandException(Tdigest.NO_MEMORY);
               }
               tx.log(TdigestCodec.OP_ADD, logged);
+              for (double v : values) {
+                digest.add(v);
+              }
               return Reply.OK;
             });
   }

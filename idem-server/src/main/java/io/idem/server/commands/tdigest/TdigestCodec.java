@@ -29,7 +29,7 @@ import java.nio.ByteBuffer;
  * A query compresses a buffer at most once between two writes (after that the buffer is empty), so
  * the replayed digest is the live one at every logged write. Between the last write and a crash, a
  * reloaded digest may still hold the buffer a query had compressed: every answer is the same (each
- * query compresses first), only INFO's node counts can differ.
+ * query compresses first); only what INFO shows of nodes, weights and compressions can differ.
  */
 public final class TdigestCodec implements ValueCodec<TDigest> {
 
@@ -81,7 +81,7 @@ public final class TdigestCodec implements ValueCodec<TDigest> {
    */
   static byte[] added(TDigest t, double[] values) {
     long size = 8 + 8L * values.length;
-    if (size > Integer.MAX_VALUE - 8) {
+    if (size > Integer.MAX_VALUE - 64) { // the journal adds its header to the record
       throw new IllegalArgumentException("the values take " + size + " bytes");
     }
     ByteBuffer b = ByteBuffer.allocate((int) size).putLong(t.totalCompressions());
@@ -140,7 +140,7 @@ public final class TdigestCodec implements ValueCodec<TDigest> {
         value.reset();
       }
       case OP_SET ->
-          value.setTo(TDigest.readFrom(new ByteArrayInputStream(payload), payload.length));
+          value.become(TDigest.readFrom(new ByteArrayInputStream(payload), payload.length));
       default -> throw new IOException("unknown t-digest operation " + op);
     }
   }

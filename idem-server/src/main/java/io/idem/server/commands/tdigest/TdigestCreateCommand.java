@@ -35,9 +35,10 @@ public final class TdigestCreateCommand implements Handler {
                 if (!call.is(2, "COMPRESSION") && !call.is(3, "COMPRESSION")) {
                   throw new CommandException(Tdigest.WRONG_KEYWORD);
                 }
-                compression = Tdigest.compression(call.arg(3), Tdigest.NO_MEMORY);
+                compression = Tdigest.compression(call.arg(3));
               }
-              if (!call.engine().memoryFits(TDigest.bytesFor(compression))) {
+              if (compression > TDigest.MAX_COMPRESSION
+                  || !call.engine().memoryFits(TDigest.bytesFor(compression))) {
                 throw new CommandException(Tdigest.NO_MEMORY);
               }
               tx.create(

@@ -59,7 +59,7 @@ public final class TdigestMergeCommand implements Handler {
                   if (at == argc - 1) {
                     throw new CommandException(Errors.wrongArity("tdigest.merge"));
                   }
-                  compression = Tdigest.compression(call.arg(at + 1), Tdigest.MERGE_NO_MEMORY);
+                  compression = Tdigest.compression(call.arg(at + 1));
                 }
                 override = find(call, options, "OVERRIDE") >= 0;
                 if (at < 0 && !override) {
@@ -80,7 +80,8 @@ public final class TdigestMergeCommand implements Handler {
                   }
                 }
               }
-              if (!call.engine().memoryFits(TDigest.bytesFor(compression))) {
+              if (compression > TDigest.MAX_COMPRESSION
+                  || !call.engine().memoryFits(TDigest.bytesFor(compression))) {
                 throw new CommandException(Tdigest.MERGE_NO_MEMORY);
               }
               // Made aside and written out first: the key changes only once its state is in hand.
@@ -95,14 +96,19 @@ public final class TdigestMergeCommand implements Handler {
               } catch (OutOfMemoryError e) {
                 throw new CommandException(Tdigest.MERGE_NO_MEMORY);
               }
+              // Logged before the key changes; the change allocates nothing, so it cannot fail.
               if (dest == null) {
-                tx.create(TdigestCodec.INSTANCE, result, TdigestCodec.recipe(compression));
+                dest =
+                    tx.create(
+                        TdigestCodec.INSTANCE,
+                        TDigest.create(compression),
+                        TdigestCodec.recipe(compression));
                 tx.log(TdigestCodec.OP_SET, state);
               } else {
-                dest.setTo(result);
                 tx.log(TdigestCodec.OP_SET, state);
-                call.engine().persist(destKey); // Redis replaces the key, and its expiry goes
+                tx.persist(); // Redis replaces the key, and its expiry goes
               }
+              dest.become(result);
               return Reply.OK;
             });
   }

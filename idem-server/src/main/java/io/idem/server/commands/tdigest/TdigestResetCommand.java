@@ -1,5 +1,6 @@
 package io.idem.server.commands.tdigest;
 
+import io.idem.core.sketch.TDigest;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
 import io.idem.server.reply.Reply;
@@ -13,8 +14,9 @@ public final class TdigestResetCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
-              Tdigest.digest(tx.entry()).reset();
+              TDigest digest = Tdigest.digest(tx.entry());
               tx.log(TdigestCodec.OP_RESET, new byte[0]);
+              digest.reset();
               return Reply.OK;
             });
   }

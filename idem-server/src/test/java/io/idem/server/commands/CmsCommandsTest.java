@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.idem.core.sketch.CountMinSketch;
 import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.reply.Replies;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -242,18 +241,13 @@ class CmsCommandsTest {
     h.call("CMS.INCRBY", "c", "z", "4294967295");
     h.call("CMS.INCRBY", "c", "bad", "x"); // refused: not logged
     CuckooCodecTest.Logged logged = journal.of(h, "c");
-    CountMinSketch replayed = CmsCodec.INSTANCE.create(logged.recipe());
-    for (CuckooCodecTest.Op op : logged.ops()) {
-      CmsCodec.INSTANCE.apply(replayed, op.op(), op.payload());
-    }
+    CountMinSketch replayed = logged.replay(CmsCodec.INSTANCE);
     assertThat(bytes(replayed))
         .isEqualTo(bytes(h.engine.read(b("c"), e -> (CountMinSketch) e.value())));
     assertThat(logged.ops()).hasSize(3);
   }
 
   private static byte[] bytes(CountMinSketch s) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    s.writeTo(out);
-    return out.toByteArray();
+    return CuckooCodecTest.written(CmsCodec.INSTANCE, s);
   }
 }

@@ -30,7 +30,24 @@ class CuckooCodecTest {
   private final Recording journal = new Recording();
 
   /** What the journal saw of one value: its recipe and its operations, in order. */
-  record Logged(Entry entry, byte[] recipe, List<Op> ops) {}
+  record Logged(Entry entry, byte[] recipe, List<Op> ops) {
+
+    /** The value rebuilt from its recipe and operations, as a restart without a snapshot would. */
+    <T> T replay(io.idem.server.engine.ValueCodec<T> codec) throws IOException {
+      T value = codec.create(recipe);
+      for (Op op : ops) {
+        codec.apply(value, op.op(), op.payload());
+      }
+      return value;
+    }
+  }
+
+  /** A value's snapshot bytes, as the codec writes them. */
+  static <T> byte[] written(io.idem.server.engine.ValueCodec<T> codec, T value) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    codec.write(value, out);
+    return out.toByteArray();
+  }
 
   record Op(byte op, byte[] payload) {}
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.core.sketch.HyperLogLog;
 import io.idem.server.commands.hll.HllCodec;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,10 +111,7 @@ class HyperLogLogCommandsTest {
     h.call("PFMERGE", "k", "o");
     h.call(add("k", 4000, 4500));
     CuckooCodecTest.Logged logged = journal.of(h, "k");
-    HyperLogLog replayed = HllCodec.INSTANCE.create(logged.recipe());
-    for (CuckooCodecTest.Op op : logged.ops()) {
-      HllCodec.INSTANCE.apply(replayed, op.op(), op.payload());
-    }
+    HyperLogLog replayed = logged.replay(HllCodec.INSTANCE);
     HyperLogLog live = h.engine.read(b("k"), e -> (HyperLogLog) e.value());
     assertThat(bytes(replayed)).isEqualTo(bytes(live));
     assertThat(logged.ops()).hasSize(3);
@@ -132,8 +128,6 @@ class HyperLogLogCommandsTest {
   }
 
   private static byte[] bytes(HyperLogLog s) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    s.writeTo(out);
-    return out.toByteArray();
+    return CuckooCodecTest.written(HllCodec.INSTANCE, s);
   }
 }

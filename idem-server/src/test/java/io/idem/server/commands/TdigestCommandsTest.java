@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.core.sketch.TDigest;
 import io.idem.server.commands.tdigest.TdigestCodec;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -358,10 +357,7 @@ class TdigestCommandsTest {
     for (String key : new String[] {"a", "b", "c"}) {
       h.call("TDIGEST.ADD", key, "42");
       CuckooCodecTest.Logged logged = journal.of(h, key);
-      TDigest replayed = TdigestCodec.INSTANCE.create(logged.recipe());
-      for (CuckooCodecTest.Op op : logged.ops()) {
-        TdigestCodec.INSTANCE.apply(replayed, op.op(), op.payload());
-      }
+      TDigest replayed = logged.replay(TdigestCodec.INSTANCE);
       TDigest live = h.engine.read(Harness.bytes(key), e -> (TDigest) e.value());
       assertThat(bytes(replayed)).as(key).isEqualTo(bytes(live));
     }
@@ -414,8 +410,6 @@ class TdigestCommandsTest {
   }
 
   private static byte[] bytes(TDigest t) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    t.writeTo(out);
-    return out.toByteArray();
+    return CuckooCodecTest.written(TdigestCodec.INSTANCE, t);
   }
 }

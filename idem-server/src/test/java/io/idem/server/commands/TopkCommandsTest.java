@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.core.sketch.TopK;
 import io.idem.server.commands.topk.TopkCodec;
-import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.Test;
 
 /** TOPK.* through the dispatcher: RedisBloom's replies, error texts and order of checks. */
@@ -137,18 +136,13 @@ class TopkCommandsTest {
     }
     h.call("TOPK.INCRBY", "t", "x", "-1"); // refused: not logged
     CuckooCodecTest.Logged logged = journal.of(h, "t");
-    TopK replayed = TopkCodec.INSTANCE.create(logged.recipe());
-    for (CuckooCodecTest.Op op : logged.ops()) {
-      TopkCodec.INSTANCE.apply(replayed, op.op(), op.payload());
-    }
+    TopK replayed = logged.replay(TopkCodec.INSTANCE);
     assertThat(bytes(replayed))
         .isEqualTo(bytes(h.engine.read(Harness.bytes("t"), e -> (TopK) e.value())));
     assertThat(logged.ops()).hasSize(80);
   }
 
   private static byte[] bytes(TopK t) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    t.writeTo(out);
-    return out.toByteArray();
+    return CuckooCodecTest.written(TopkCodec.INSTANCE, t);
   }
 }

@@ -12,14 +12,18 @@ import org.jspecify.annotations.Nullable;
  * Direct-mapped: a key has one slot, and a new row there evicts the old, so it holds at most {@code
  * slots} rows. A row that is absent from the store is cached as absent.
  *
- * <p>Writers hold the table's lock and write through ({@link #beginWrite}, {@link #put}, {@link
- * #endWrite}), putting a row here before the store has it. Readers run without the lock and fill
- * what they read from the store only if no write began or ended meanwhile (a sequence lock), and
- * only into the slot as they saw it before that last check (a compare-and-set): a writer that began
- * after the check puts its row into that very slot, so it always wins. A row read before a write is
- * never cached after it, not even for an instant.
+ * <p>Reads fill it, writes do not: a table's increments touch far more rows than its queries read
+ * again, and rows cached for writes would crowd the few that queries read among many more that they
+ * do not (measured: a day query's lookups took four times as long). Writers hold the table's lock
+ * and write through ({@link #beginWrite}, {@link #put}, {@link #endWrite}): a row already cached
+ * takes its new bytes here before the store has them; any other key's slot is only replaced by an
+ * equal but new mark. Readers run without the lock and fill what they read from the store only if
+ * no write began or ended meanwhile (a sequence lock), and only into the slot as they saw it before
+ * that last check (a compare-and-set): a writer that began after the check replaces that very slot
+ * with an object no reader has seen, so the reader's swap fails. A row read before a write is never
+ * cached after it, not even for an instant.
  *
- * <p>The slot array is allocated with the first row; the rows' bytes are counted as they come and
+ * <p>The slot array is allocated with the first fill; the rows' bytes are counted as they come and
  * go.
  */
 public final class RowCache {
@@ -30,7 +34,11 @@ public final class RowCache {
   /** What a cached row costs beside its key and row bytes: its entry and two array headers. */
   static final int ENTRY_BYTES = 56;
 
+  /** What a slot's mark costs: an entry without arrays of its own. */
+  static final int MARK_BYTES = 24;
+
   private static final byte[] ABSENT = new byte[0];
+  private static final byte[] NO_KEY = new byte[0];
 
   private record Entry(byte[] key, byte[] row) {}
 
@@ -68,7 +76,7 @@ public final class RowCache {
   public @Nullable Object get(byte[] key) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
     Entry e = s == null ? null : s.get(slot(key));
-    if (e == null || !Arrays.equals(e.key, key)) {
+    if (!holds(e, key)) {
       return MISS;
     }
     return e.row == ABSENT ? null : e.row;
@@ -84,19 +92,28 @@ public final class RowCache {
    * way then or began or ended since: the row may be older than what that write put.
    */
   public void fill(long ticket, byte[] key, byte @Nullable [] row) {
+    fill(ticket, key, row, () -> {});
+  }
+
+  /**
+   * As {@link #fill(long, byte[], byte[])}, running {@code beforeSwap} last: for tests of races.
+   */
+  void fill(long ticket, byte[] key, byte @Nullable [] row, Runnable beforeSwap) {
     if ((ticket & 1) != 0) {
       return;
     }
+    // The array before the check, so that a writer that finds none began after the check.
     AtomicReferenceArray<@Nullable Entry> s = array();
     int i = slot(key);
     Entry seen = s.get(i);
-    if (seen != null && Arrays.equals(seen.key, key)) {
-      return; // cached already, by a writer or by another reader
+    if (holds(seen, key)) {
+      return; // cached already, by another reader
     }
     if (writes.get() != ticket) {
       return;
     }
     Entry mine = new Entry(key, row == null ? ABSENT : row);
+    beforeSwap.run();
     if (s.compareAndSet(i, seen, mine)) {
       counted(seen, mine);
     }
@@ -107,10 +124,31 @@ public final class RowCache {
     writes.incrementAndGet();
   }
 
-  /** A writer's new row (null if it is deleted), before the store has it. */
+  /**
+   * A writer's new row (null if it is deleted), before the store has it: it replaces the key's
+   * cached row, if any. Any other slot content is replaced by a new object, equal but one that no
+   * reader has seen: a reader that read this key's old row and saw the slot before this write
+   * cannot swap it in after (a fresh object, so the slot never returns to what a reader saw).
+   */
   public void put(byte[] key, byte @Nullable [] row) {
-    Entry e = new Entry(key, row == null ? ABSENT : row);
-    counted(array().getAndSet(slot(key), e), e);
+    AtomicReferenceArray<@Nullable Entry> s = slots;
+    if (s == null) {
+      return; // nothing filled yet, and a reader that creates the array now fails its check
+    }
+    int i = slot(key);
+    while (true) {
+      Entry seen = s.get(i);
+      Entry next;
+      if (holds(seen, key)) {
+        next = new Entry(key, row == null ? ABSENT : row);
+      } else {
+        next = seen == null ? new Entry(NO_KEY, ABSENT) : new Entry(seen.key, seen.row);
+      }
+      if (s.compareAndSet(i, seen, next)) {
+        counted(seen, next);
+        return;
+      }
+    }
   }
 
   /** After a writer's rows are all put here and handed to the store. */
@@ -133,14 +171,25 @@ public final class RowCache {
   }
 
   private void counted(@Nullable Entry old, Entry now) {
-    if (old == null) {
+    if (holdsRow(now) && !holdsRow(old)) {
       filled.incrementAndGet();
     }
-    bytes.addAndGet(size(now) - (old == null ? 0 : size(old)));
+    bytes.addAndGet(size(now) - size(old));
   }
 
-  private static long size(Entry e) {
-    return ENTRY_BYTES + e.key.length + e.row.length;
+  private static boolean holds(@Nullable Entry e, byte[] key) {
+    return e != null && e.key != NO_KEY && Arrays.equals(e.key, key);
+  }
+
+  private static boolean holdsRow(@Nullable Entry e) {
+    return e != null && e.key != NO_KEY;
+  }
+
+  private static long size(@Nullable Entry e) {
+    if (e == null) {
+      return 0;
+    }
+    return e.key == NO_KEY ? MARK_BYTES : ENTRY_BYTES + e.key.length + e.row.length;
   }
 
   private int slot(byte[] key) {

@@ -30,18 +30,68 @@ class RowCacheTest {
     // A write begins after the reader's ticket: the row it read may be older than the write's.
     long stale = c.readTicket();
     c.beginWrite();
-    c.put(key("c"), new byte[] {2});
+    c.put(key("a"), new byte[] {2});
     c.fill(stale, key("c"), new byte[] {9});
-    assertThat((byte[]) c.get(key("c"))).containsExactly(2);
+    assertThat(c.get(key("c"))).isSameAs(RowCache.MISS);
     c.endWrite();
     c.fill(stale, key("c"), new byte[] {9});
-    assertThat((byte[]) c.get(key("c"))).containsExactly(2);
+    assertThat(c.get(key("c"))).isSameAs(RowCache.MISS);
     // A ticket taken while a write is under way fills nothing.
     c.beginWrite();
     long during = c.readTicket();
     c.endWrite();
     c.fill(during, key("d"), new byte[] {3});
     assertThat(c.get(key("d"))).isSameAs(RowCache.MISS);
+  }
+
+  @Test
+  void writesUpdateCachedRowsButCacheNoOthers() {
+    RowCache c = new RowCache(1024);
+    c.beginWrite();
+    c.put(key("a"), new byte[] {1}); // nothing filled yet: not even the slot array
+    c.endWrite();
+    assertThat(c.bytes()).isZero();
+    c.fill(c.readTicket(), key("a"), new byte[] {1});
+    c.fill(c.readTicket(), key("gone"), new byte[] {5});
+    long filled = c.bytes();
+    assertThat(c.filled()).isEqualTo(2);
+
+    c.beginWrite();
+    c.put(key("a"), new byte[] {2, 2});
+    c.put(key("gone"), null);
+    c.put(key("new"), new byte[] {3});
+    c.endWrite();
+    assertThat((byte[]) c.get(key("a"))).containsExactly(2, 2);
+    assertThat(c.get(key("gone"))).isNull(); // deleted: cached as absent
+    assertThat(c.get(key("new"))).isSameAs(RowCache.MISS);
+    assertThat(c.filled()).isEqualTo(2);
+    // One byte more for a's row, one less for gone's, and a mark where "new" was written.
+    assertThat(c.bytes()).isEqualTo(filled + RowCache.MARK_BYTES);
+  }
+
+  @Test
+  void aWriteBetweenAReadersCheckAndItsSwapWins() {
+    // The reader passed its check before the write began, so only the slot can stop it: every
+    // write replaces the slot with an object the reader has not seen, whatever the slot held.
+    for (String before : new String[] {null, "other"}) {
+      RowCache c = new RowCache(1); // one slot: every key shares it
+      if (before != null) {
+        c.fill(c.readTicket(), key(before), new byte[] {7});
+      }
+      c.fill(
+          c.readTicket(),
+          key("k"),
+          new byte[] {1},
+          () -> {
+            c.beginWrite();
+            c.put(key("k"), new byte[] {2});
+            c.endWrite();
+          });
+      assertThat(c.get(key("k"))).as("slot held " + before).isSameAs(RowCache.MISS);
+      if (before != null) {
+        assertThat((byte[]) c.get(key(before))).containsExactly(7); // the write evicted nothing
+      }
+    }
   }
 
   @Test

@@ -41,11 +41,25 @@ class CounterCommandsTest {
             "{Resolutions=[[(integer) 10000, (integer) 3600000], [(integer) 86400000, (integer)"
                 + " 7776000000]]");
     assertThat(h.show("TYPE", "d")).isEqualTo("counter");
-    // The row cache's slots come with the first row, and each cached row counts.
+    // Writes cache nothing; the row cache's slots come with the first row a query reads.
     h.call("COUNTER.INCRBY", "c", "*", "n", "1");
-    // Two rows (minutes, hours), each 56 bytes with its 6-byte key and 2-byte row.
+    assertThat(h.show("COUNTER.INFO", "c")).contains("Memory bytes=(integer) 192,");
+    assertThat(h.show("COUNTER.QUERY", "c", "*", "1h", "1d", "NAMES", "n"))
+        .isEqualTo("[[(integer) 1, (integer) 1]]");
+    // Three rows read, each 56 bytes with its 6-byte key: a minute row and an hour row of 2 bytes
+    // each, and an empty row (one window spans two rows here), cached as absent.
+    long cached = 192 + 4 * (1 << 20) + 2 * (56 + 6 + 2) + (56 + 6);
+    assertThat(h.show("COUNTER.INFO", "c")).contains("Memory bytes=(integer) " + cached + ",");
+    // A write updates a cached row in place (the count 300 takes two bytes, not one) ...
+    h.call("COUNTER.INCRBY", "c", "*", "n", "299");
     assertThat(h.show("COUNTER.INFO", "c"))
-        .contains("Memory bytes=(integer) " + (192 + 4 * (1 << 20) + 2 * (56 + 6 + 2)) + ",");
+        .contains("Memory bytes=(integer) " + (cached + 2) + ",");
+    assertThat(h.show("COUNTER.QUERY", "c", "*", "1h", "NAMES", "n"))
+        .isEqualTo("[[(integer) 300]]");
+    // ... and marks the slot of a row it does not cache.
+    h.call("COUNTER.INCRBY", "c", "*", "other", "1");
+    assertThat(h.show("COUNTER.INFO", "c"))
+        .contains("Memory bytes=(integer) " + (cached + 2 + 2 * 24) + ",");
   }
 
   @Test

@@ -39,12 +39,12 @@ public final class Events {
     return population;
   }
 
-  long time(int i) {
+  public long time(int i) {
     return end - DAY + (long) i * DAY / events;
   }
 
   /** The features of event {@code i}, into {@code names}. */
-  void features(int i, String[] names) {
+  public void features(int i, String[] names) {
     featuresFrom(new SplittableRandom(seed * 1_000_003 + i), names);
   }
 

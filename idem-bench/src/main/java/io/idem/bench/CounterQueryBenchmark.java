@@ -1,0 +1,97 @@
+package io.idem.bench;
+
+import io.idem.bench.counters.Events;
+import io.idem.core.window.Resolution;
+import io.idem.core.window.WindowedCounters;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+/**
+ * A 30-feature day query of a counter table, in process: what {@code COUNTER.QUERY} costs the
+ * server beside the network and RESP. The table is loaded as {@code scripts/bench-counters.sh}
+ * loads it (the same events, 30 features each, minutes for 2 h and hours for 8 d) into a map
+ * standing in for RocksDB, then queried with the same 4,096 prepared queries in turn, so after the
+ * warm-up every row a query reads is in the table's row cache: the score is the cached path, about
+ * 45 row lookups and decodes a query.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+UseParallelGC"})
+public class CounterQueryBenchmark {
+  static final long END = 1_767_225_600_000L; // 2026-01-01T00:00Z
+  static final long[] DAY = {Events.DAY};
+
+  @Param({"200000"})
+  int events;
+
+  /**
+   * Prepared queries, cycled: 4,096 as the server benchmark; 64 keep every row in the CPU's caches.
+   */
+  @Param({"4096"})
+  int queries;
+
+  private WindowedCounters table;
+  private WindowedCounters.RowSource store;
+  private byte[][][] prepared;
+  private int[] hourResolution;
+  private int next;
+
+  @Setup
+  public void setup() throws IOException {
+    table =
+        new WindowedCounters(
+            List.of(
+                new Resolution(Events.MINUTE, Events.MINUTE_RETENTION),
+                new Resolution(Events.HOUR, Events.HOUR_RETENTION)),
+            1 << 20);
+    Map<ByteBuffer, byte[]> rows = new HashMap<>();
+    store = key -> rows.get(ByteBuffer.wrap(key));
+    Events load = new Events(events, 1_000_000, END, 42);
+    String[] names = new String[Events.FEATURES];
+    for (int i = 0; i < events; i++) {
+      load.features(i, names);
+      WindowedCounters.Increments inc = table.increments(store, END);
+      for (String n : names) {
+        inc.add(n.getBytes(StandardCharsets.UTF_8), load.time(i), 1);
+      }
+      inc.writeTo(
+          (keys, changed) -> {
+            for (int k = 0; k < keys.size(); k++) {
+              rows.put(ByteBuffer.wrap(keys.get(k)), changed.get(k));
+            }
+          });
+    }
+    prepared = new byte[queries][Events.FEATURES][];
+    for (int q = 0; q < queries; q++) {
+      load.queryFeatures(q, names);
+      for (int k = 0; k < Events.FEATURES; k++) {
+        prepared[q][k] = names[k].getBytes(StandardCharsets.UTF_8);
+      }
+    }
+    hourResolution = new int[] {table.resolve(Events.DAY, END, END)};
+  }
+
+  @Benchmark
+  public long[][] dayQuery() throws IOException {
+    byte[][] names = prepared[next];
+    next = next + 1 == queries ? 0 : next + 1;
+    return table.sums(store, names, DAY, hourResolution, END);
+  }
+}

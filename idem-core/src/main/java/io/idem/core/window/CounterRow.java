@@ -54,6 +54,24 @@ public final class CounterRow {
    */
   public static void decode(byte[] row, long[] counts) throws IOException {
     Arrays.fill(counts, 0);
+    walk(row, counts, 0, -1, 0);
+  }
+
+  /**
+   * {@code acc} plus the row's counts in slots {@code from} to {@code to}, added in slot order,
+   * without decoding the row: what a window's sum needs of it.
+   *
+   * @throws ArithmeticException if a partial sum overflows 64 bits
+   * @throws IOException if the bytes are not a row (checked whole, whatever the slots asked)
+   */
+  public static long sum(byte[] row, int from, int to, long acc) throws IOException {
+    return walk(row, null, from, to, acc);
+  }
+
+  /** Checks a whole row; puts its counts in {@code counts} if given; sums those in [from, to]. */
+  private static long walk(
+      byte[] row, long @org.jspecify.annotations.Nullable [] counts, int from, int to, long acc)
+      throws IOException {
     if (row.length == 0 || row.length > MAX_BYTES) {
       throw new IOException("a counter row of " + row.length + " bytes");
     }
@@ -86,7 +104,13 @@ public final class CounterRow {
       if (c == 0) {
         throw new IOException("a counter row holds a zero count at slot " + slot);
       }
-      counts[slot] = c;
+      if (counts != null) {
+        counts[slot] = c;
+      }
+      if (slot >= from && slot <= to) {
+        acc = Math.addExact(acc, c);
+      }
     }
+    return acc;
   }
 }

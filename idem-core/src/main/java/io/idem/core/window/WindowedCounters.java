@@ -139,7 +139,6 @@ public final class WindowedCounters extends WindowedTable {
     }
     List<byte @Nullable []> stored = read(source, keys);
     long[][] sums = new long[names.length][millis.length];
-    long[] counts = new long[SLOTS];
     int k = 0;
     for (long[] nameSums : sums) {
       for (int r = 0; r < resolutions.length; r++) {
@@ -152,7 +151,6 @@ public final class WindowedCounters extends WindowedTable {
           if (row == null) {
             continue;
           }
-          CounterRow.decode(row, counts);
           long base = e * SLOTS;
           for (int w = 0; w < millis.length; w++) {
             if (resolution[w] != r) {
@@ -160,8 +158,9 @@ public final class WindowedCounters extends WindowedTable {
             }
             long from = Math.max(base, last[r] - millis[w] / bucket + 1);
             long to = Math.min(base + SLOTS - 1, last[r]);
-            for (long b = from; b <= to; b++) {
-              nameSums[w] = Math.addExact(nameSums[w], counts[(int) (b - base)]);
+            if (from <= to) {
+              nameSums[w] =
+                  CounterRow.sum(row, (int) (from - base), (int) (to - base), nameSums[w]);
             }
           }
         }

@@ -1,6 +1,5 @@
 package io.idem.core.window;
 
-import java.nio.ByteBuffer;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -115,11 +114,14 @@ public abstract class WindowedTable {
 
   /** A row's key. */
   public static byte[] rowKey(int resolution, long row, byte[] name) {
-    return ByteBuffer.allocate(5 + name.length)
-        .put((byte) resolution)
-        .putInt((int) row)
-        .put(name)
-        .array();
+    byte[] key = new byte[5 + name.length];
+    key[0] = (byte) resolution;
+    key[1] = (byte) (row >>> 24);
+    key[2] = (byte) (row >>> 16);
+    key[3] = (byte) (row >>> 8);
+    key[4] = (byte) row;
+    System.arraycopy(name, 0, key, 5, name.length);
+    return key;
   }
 
   /**
@@ -243,8 +245,11 @@ public abstract class WindowedTable {
     List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
     List<byte[]> missing = new java.util.ArrayList<>(keys.size());
     int[] where = new int[keys.size()];
-    for (byte[] key : keys) {
-      Object hit = cache.get(key);
+    Object[] hits = new Object[keys.size()];
+    cache.getAll(keys, hits);
+    for (int j = 0; j < keys.size(); j++) {
+      byte[] key = keys.get(j);
+      Object hit = hits[j];
       if (hit == RowCache.MISS) {
         where[missing.size()] = out.size();
         missing.add(key);

@@ -90,6 +90,46 @@ class CounterRowTest {
           .as("%s", java.util.Arrays.toString(b))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("counter row");
+      // A sum checks the whole row, not only the slots it adds.
+      assertThatThrownBy(() -> CounterRow.sum(b, 0, 0, 0))
+          .as("%s", java.util.Arrays.toString(b))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("counter row");
+    }
+  }
+
+  @Test
+  void sum_addsTheDecodedCountsOfItsSlots_inSlotOrder() throws IOException {
+    SplittableRandom r = new SplittableRandom(13);
+    long[] back = new long[WindowedCounters.SLOTS];
+    for (int i = 0; i < 20_000; i++) {
+      long[] c = new long[WindowedCounters.SLOTS];
+      for (int j = r.nextInt(1, 20); j > 0; j--) {
+        c[r.nextInt(WindowedCounters.SLOTS)] =
+            r.nextBoolean() ? r.nextLong(-1000, 1000) : r.nextLong() >> r.nextInt(64);
+      }
+      byte[] row = CounterRow.encode(c);
+      if (row == null) {
+        continue;
+      }
+      CounterRow.decode(row, back);
+      int from = r.nextInt(WindowedCounters.SLOTS);
+      int to = r.nextInt(from, WindowedCounters.SLOTS);
+      long acc = r.nextLong(-1_000_000, 1_000_000);
+      Long expected = acc;
+      try {
+        for (int s = from; s <= to; s++) {
+          expected = Math.addExact(expected, back[s]);
+        }
+      } catch (ArithmeticException overflow) {
+        expected = null;
+      }
+      if (expected == null) {
+        assertThatThrownBy(() -> CounterRow.sum(row, from, to, acc))
+            .isInstanceOf(ArithmeticException.class);
+      } else {
+        assertThat(CounterRow.sum(row, from, to, acc)).isEqualTo(expected);
+      }
     }
   }
 

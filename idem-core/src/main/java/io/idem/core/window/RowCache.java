@@ -82,6 +82,36 @@ public final class RowCache {
     return e.row == ABSENT ? null : e.row;
   }
 
+  /**
+   * {@link #get} of every key into {@code out}, in passes: all slots, then all entries, then all
+   * keys, so the cache misses of different keys overlap instead of each waiting for the last.
+   */
+  public void getAll(java.util.List<byte[]> keys, @Nullable Object[] out) {
+    AtomicReferenceArray<@Nullable Entry> s = slots;
+    int n = keys.size();
+    if (s == null) {
+      Arrays.fill(out, 0, n, MISS);
+      return;
+    }
+    Entry[] seen = new Entry[n];
+    for (int j = 0; j < n; j++) {
+      seen[j] = s.get(slot(keys.get(j)));
+    }
+    byte[][] seenKeys = new byte[n][];
+    for (int j = 0; j < n; j++) {
+      Entry e = seen[j];
+      seenKeys[j] = e == null ? NO_KEY : e.key;
+    }
+    for (int j = 0; j < n; j++) {
+      Entry e = seen[j];
+      byte[] k = seenKeys[j];
+      out[j] =
+          e == null || k == NO_KEY || !Arrays.equals(k, keys.get(j))
+              ? MISS
+              : e.row == ABSENT ? null : e.row;
+    }
+  }
+
   /** A reader's ticket for {@link #fill}: the write sequence before it read the store. */
   public long readTicket() {
     return writes.get();

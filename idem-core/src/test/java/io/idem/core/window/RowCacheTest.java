@@ -95,6 +95,31 @@ class RowCacheTest {
   }
 
   @Test
+  void getAll_answersAsGetDoes_forHitsAbsentsMarksAndMisses() {
+    RowCache c = new RowCache(8); // small: keys share slots
+    List<byte[]> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      keys.add(key("k" + i));
+    }
+    Object[] out = new Object[keys.size()];
+    c.getAll(keys, out); // no slot array yet
+    assertThat(out).containsOnly(RowCache.MISS);
+    for (int i = 0; i < 40; i += 3) {
+      c.fill(c.readTicket(), keys.get(i), i % 2 == 0 ? null : new byte[] {(byte) i});
+    }
+    c.beginWrite();
+    c.put(key("k5"), new byte[] {5}); // a mark, or an update if k5 is cached
+    c.endWrite();
+    c.getAll(keys, out);
+    int hits = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      assertThat(out[i]).as("k%d", i).isEqualTo(c.get(keys.get(i)));
+      hits += out[i] == RowCache.MISS ? 0 : 1;
+    }
+    assertThat(hits).isEqualTo(c.filled()).isPositive();
+  }
+
+  @Test
   void concurrentReadersNeverSeeACountGoBack_throughASmallCache() throws Exception {
     // One writer adds 1 at a time under the table's lock; readers sum without it, through a
     // cache small enough that rows evict each other. A stale row cached after a write would show

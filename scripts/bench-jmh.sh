@@ -9,7 +9,8 @@
 #
 # Classes: HashBenchmark, HashLongBenchmark, BloomBenchmark, CuckooBenchmark,
 # MemoryLatencyBenchmark (the machine's random-load latency, the floor under every filter figure),
-# and the plain main BloomAccuracy (memory and false-positive rate).
+# CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain main
+# BloomAccuracy (memory and false-positive rate).
 #
 # The default configuration, -f 1 -wi 5 -i 3 -w 2s -r 2s (one fork per parameter set, five 2 s
 # warm-up and three 2 s measured iterations), is short: enough for a first figure. Five warm-ups,
@@ -29,7 +30,7 @@ idem_find_jdk25 || exit 1
 java="$JAVA_HOME/bin/java"
 
 all=(HashBenchmark HashLongBenchmark BloomBenchmark CuckooBenchmark MemoryLatencyBenchmark
-  BloomAccuracy)
+  CounterQueryBenchmark BloomAccuracy)
 classes=()
 extra=()
 while [ $# -gt 0 ]; do

@@ -338,6 +338,31 @@ public final class CounterBench {
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 
+  /**
+   * User and system clock ticks of each thread name of a process (threads of one name summed), from
+   * /proc: where a server's CPU goes, the kernel's part included.
+   */
+  private static Map<String, long[]> threadTicks(long pid) throws IOException {
+    Map<String, long[]> out = new java.util.TreeMap<>();
+    try (var tasks = java.nio.file.Files.list(Path.of("/proc/" + pid + "/task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = java.nio.file.Files.readString(task.resolve("stat"));
+        } catch (java.nio.file.NoSuchFileException gone) {
+          continue; // the thread ended
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        name = name.replaceAll("[0-9]+$", "#"); // one line for a pool's threads
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long[] t = out.computeIfAbsent(name, k -> new long[2]);
+        t[0] += Long.parseLong(f[11]);
+        t[1] += Long.parseLong(f[12]);
+      }
+    }
+    return out;
+  }
+
   private static void latency(
       Target t,
       Events w,
@@ -355,6 +380,8 @@ public final class CounterBench {
     }
     int per = t.side().leavesPerName();
     RateRun.run(t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, 5, connections);
+    long ticks = cpuTicks(t.pid());
+    Map<String, long[]> before = threadTicks(t.pid());
     RateRun.Result res =
         RateRun.run(
             t.at().host(),
@@ -365,8 +392,24 @@ public final class CounterBench {
             rate,
             seconds,
             connections);
+    // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
+    // latency alone hides once queues build.
+    long cpuMicros = (cpuTicks(t.pid()) - ticks) * 10_000;
+    StringBuilder byThread = new StringBuilder(t.side().label() + ": CPU by thread, ms user+sys:");
+    threadTicks(t.pid())
+        .forEach(
+            (name, after) -> {
+              long[] b = before.getOrDefault(name, new long[2]);
+              long user = (after[0] - b[0]) * 10;
+              long sys = (after[1] - b[1]) * 10;
+              if (user + sys >= 100) {
+                byThread.append(String.format(Locale.ROOT, " %s %d+%d;", name, user, sys));
+              }
+            });
+    System.err.println(byThread);
     Histogram h = res.fromSchedule();
     r.put("achieved", fmt(res.queries() / res.seconds()));
+    r.put("cpu", String.format(Locale.ROOT, "%.1f", (double) cpuMicros / res.queries()));
     r.put("p50", ms(h.getValueAtPercentile(50)));
     r.put("p99", ms(h.getValueAtPercentile(99)));
     r.put("p999", ms(h.getValueAtPercentile(99.9)));
@@ -397,8 +440,9 @@ public final class CounterBench {
         "| side | load s | feature increments/s | commands | memory | bytes/counter | disk |"
             + " 30-feature day query at "
             + fmt(rate)
-            + "/s: achieved | p50 ms | p99 ms | p99.9 ms | max ms | p99 from send ms |\n");
-    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            + "/s: achieved | server CPU µs/query | p50 ms | p99 ms | p99.9 ms | max ms | p99 from"
+            + " send ms |\n");
+    b.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < targets.size(); i++) {
       Map<String, String> r = results.get(i);
       boolean redis = targets.get(i).side() instanceof Side.Redis;
@@ -407,7 +451,7 @@ public final class CounterBench {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %s | %s | %s | %s | %s %s | %.1f | %s | %s | %s | %s | %s | %s | %s |%n",
+              "| %s | %s | %s | %s | %s %s | %.1f | %s | %s | %s | %s | %s | %s | %s | %s |%n",
               targets.get(i).side().label(),
               r.get("load seconds"),
               r.get("increments/s"),
@@ -417,6 +461,7 @@ public final class CounterBench {
               (double) mem / counters,
               disk.equals("–") ? disk : mib(Long.parseLong(disk)),
               r.get("achieved"),
+              r.get("cpu"),
               r.get("p50"),
               r.get("p99"),
               r.get("p999"),

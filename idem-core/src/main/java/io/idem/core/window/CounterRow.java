@@ -68,7 +68,10 @@ public final class CounterRow {
     return walk(row, null, from, to, acc);
   }
 
-  /** Checks a whole row; puts its counts in {@code counts} if given; sums those in [from, to]. */
+  /**
+   * Checks a whole row; puts its counts in {@code counts} if given; sums those in [from, to]. A row
+   * that is not a row throws IOException even when a partial sum also overflows.
+   */
   private static long walk(
       byte[] row, long @org.jspecify.annotations.Nullable [] counts, int from, int to, long acc)
       throws IOException {
@@ -77,6 +80,7 @@ public final class CounterRow {
     }
     int last = -1;
     int i = 0;
+    boolean overflow = false;
     while (i < row.length) {
       int slot = row[i++] & 0xFF;
       if (slot >= WindowedCounters.SLOTS || slot <= last) {
@@ -108,8 +112,13 @@ public final class CounterRow {
         counts[slot] = c;
       }
       if (slot >= from && slot <= to) {
-        acc = Math.addExact(acc, c);
+        long sum = acc + c;
+        overflow |= ((acc ^ sum) & (c ^ sum)) < 0; // as Math.addExact, but checked after the row
+        acc = sum;
       }
+    }
+    if (overflow) {
+      throw new ArithmeticException("long overflow");
     }
     return acc;
   }

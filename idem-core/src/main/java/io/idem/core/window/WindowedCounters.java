@@ -152,6 +152,7 @@ public final class WindowedCounters extends WindowedTable {
             continue;
           }
           long base = e * SLOTS;
+          boolean summed = false;
           for (int w = 0; w < millis.length; w++) {
             if (resolution[w] != r) {
               continue;
@@ -161,7 +162,11 @@ public final class WindowedCounters extends WindowedTable {
             if (from <= to) {
               nameSums[w] =
                   CounterRow.sum(row, (int) (from - base), (int) (to - base), nameSums[w]);
+              summed = true;
             }
+          }
+          if (!summed) {
+            CounterRow.sum(row, 0, -1, 0); // a row read is checked, whether or not a window adds it
           }
         }
       }

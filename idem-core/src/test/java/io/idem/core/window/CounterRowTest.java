@@ -99,9 +99,24 @@ class CounterRowTest {
   }
 
   @Test
+  void sum_refusesAPartialSumThatOverflows_butABadRowFirst() throws IOException {
+    byte[] row = CounterRow.encode(counts(0, Long.MAX_VALUE, 1, 1, 2, -2));
+    // MAX + 1 overflows before -2 would bring it back: refused, as adding bucket by bucket was.
+    assertThatThrownBy(() -> CounterRow.sum(row, 0, 2, 0)).isInstanceOf(ArithmeticException.class);
+    assertThat(CounterRow.sum(row, 1, 2, 0)).isEqualTo(-1);
+    assertThat(CounterRow.sum(row, 0, 0, -1)).isEqualTo(Long.MAX_VALUE - 1);
+    // A row that overflows the sum and then stops being a row: the bad row is what is reported.
+    byte[] bad = java.util.Arrays.copyOf(row, row.length + 2);
+    bad[row.length] = 1; // slot 1 again, after slot 2
+    bad[row.length + 1] = 2;
+    assertThatThrownBy(() -> CounterRow.sum(bad, 0, 63, 1)).isInstanceOf(IOException.class);
+  }
+
+  @Test
   void sum_addsTheDecodedCountsOfItsSlots_inSlotOrder() throws IOException {
     SplittableRandom r = new SplittableRandom(13);
     long[] back = new long[WindowedCounters.SLOTS];
+    int overflows = 0;
     for (int i = 0; i < 20_000; i++) {
       long[] c = new long[WindowedCounters.SLOTS];
       for (int j = r.nextInt(1, 20); j > 0; j--) {
@@ -125,12 +140,14 @@ class CounterRowTest {
         expected = null;
       }
       if (expected == null) {
+        overflows++;
         assertThatThrownBy(() -> CounterRow.sum(row, from, to, acc))
             .isInstanceOf(ArithmeticException.class);
       } else {
         assertThat(CounterRow.sum(row, from, to, acc)).isEqualTo(expected);
       }
     }
+    assertThat(overflows).isPositive().isLessThan(20_000 / 2);
   }
 
   @Test

@@ -73,9 +73,18 @@ class RowCacheTest {
   void aWriteBetweenAReadersCheckAndItsSwapWins() {
     // The reader passed its check before the write began, so only the slot can stop it: every
     // write replaces the slot with an object the reader has not seen, whatever the slot held.
-    for (String before : new String[] {null, "other"}) {
+    for (String before : new String[] {null, "mark", "other"}) {
       RowCache c = new RowCache(1); // one slot: every key shares it
-      if (before != null) {
+      if ("mark".equals(before)) {
+        long stale = c.readTicket();
+        c.beginWrite();
+        c.endWrite();
+        c.fill(stale, key("x"), new byte[] {7}); // refused, but the slot array is there now
+        c.beginWrite();
+        c.put(key("x"), new byte[] {7}); // so the write leaves a mark in the slot
+        c.endWrite();
+        assertThat(c.bytes()).isEqualTo(4 + RowCache.MARK_BYTES);
+      } else if (before != null) {
         c.fill(c.readTicket(), key(before), new byte[] {7});
       }
       c.fill(
@@ -88,7 +97,7 @@ class RowCacheTest {
             c.endWrite();
           });
       assertThat(c.get(key("k"))).as("slot held " + before).isSameAs(RowCache.MISS);
-      if (before != null) {
+      if ("other".equals(before)) {
         assertThat((byte[]) c.get(key(before))).containsExactly(7); // the write evicted nothing
       }
     }
@@ -96,7 +105,7 @@ class RowCacheTest {
 
   @Test
   void getAll_answersAsGetDoes_forHitsAbsentsMarksAndMisses() {
-    RowCache c = new RowCache(8); // small: keys share slots
+    RowCache c = new RowCache(64); // keys share some slots, and many stay empty
     List<byte[]> keys = new java.util.ArrayList<>();
     for (int i = 0; i < 40; i++) {
       keys.add(key("k" + i));
@@ -107,9 +116,15 @@ class RowCacheTest {
     for (int i = 0; i < 40; i += 3) {
       c.fill(c.readTicket(), keys.get(i), i % 2 == 0 ? null : new byte[] {(byte) i});
     }
+    long filledBytes = c.bytes();
     c.beginWrite();
-    c.put(key("k5"), new byte[] {5}); // a mark, or an update if k5 is cached
+    for (int i = 1; i < 40; i += 3) {
+      c.put(keys.get(i), new byte[] {(byte) i}); // a mark where empty, else a copy of another row
+    }
     c.endWrite();
+    long marks = (c.bytes() - filledBytes) / RowCache.MARK_BYTES;
+    assertThat(c.bytes() - filledBytes).isEqualTo(marks * RowCache.MARK_BYTES);
+    assertThat(marks).isPositive();
     c.getAll(keys, out);
     int hits = 0;
     for (int i = 0; i < keys.size(); i++) {

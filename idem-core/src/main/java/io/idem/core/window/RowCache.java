@@ -12,15 +12,16 @@ import org.jspecify.annotations.Nullable;
  * Direct-mapped: a key has one slot, and a new row there evicts the old, so it holds at most {@code
  * slots} rows. A row that is absent from the store is cached as absent.
  *
- * <p>Reads fill it, writes do not: a table's increments touch far more rows than its queries read
- * again, and rows cached for writes would crowd the few that queries read among many more that they
- * do not (measured: a day query's lookups took four times as long). Writers hold the table's lock
- * and write through ({@link #beginWrite}, {@link #put}, {@link #endWrite}): a row already cached
- * takes its new bytes here before the store has them; any other key's slot is only replaced by an
- * equal but new mark. Readers run without the lock and fill what they read from the store only if
- * no write began or ended meanwhile (a sequence lock), and only into the slot as they saw it before
- * that last check (a compare-and-set): a writer that began after the check replaces that very slot
- * with an object no reader has seen, so the reader's swap fails. A row read before a write is never
+ * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is
+ * under way. Reads fill it, writes do not: a table's increments touch far more rows than its
+ * queries read again, and rows cached for writes would crowd the few that queries read among many
+ * more that they do not (measured in BENCHMARKS.md). Writers hold the table's lock and write
+ * through ({@link #beginWrite}, {@link #put}, {@link #endWrite}): a row already cached takes its
+ * new bytes here before the store has them; any other key's slot is only replaced by an equal but
+ * new mark. Readers run without the lock and fill what they read from the store only if no write
+ * began or ended meanwhile (a sequence lock), and only into the slot as they saw it before that
+ * last check (a compare-and-set): a writer that began after the check replaces that very slot with
+ * an object no reader has seen, so the reader's swap fails. A row read before a write is never
  * cached after it, not even for an instant.
  *
  * <p>The slot array is allocated with the first fill; the rows' bytes are counted as they come and
@@ -67,7 +68,7 @@ public final class RowCache {
     return filled.get();
   }
 
-  /** Bytes the cache holds: its slot array once allocated, and its rows with their keys. */
+  /** Bytes the cache holds: its slot array once allocated, its rows with their keys, its marks. */
   public long bytes() {
     return (slots == null ? 0 : 4L * slots()) + bytes.get();
   }

@@ -204,10 +204,10 @@ public abstract class WindowedTable {
   }
 
   /**
-   * Hands changed rows to {@code sink} in one call and puts them in the row cache. The sink must
-   * make them what the store reads from then on before it returns: readers that miss the cache fill
-   * it from the store once the write is over, so a row the store had not taken yet would be cached
-   * old. The caller holds the table's lock.
+   * Hands changed rows to {@code sink} in one call, updating those the row cache holds. The sink
+   * must make them what the store reads from then on before it returns: readers that miss the cache
+   * fill it from the store once the write is over, so a row the store had not taken yet would be
+   * cached old. The caller holds the table's lock.
    */
   protected void write(List<byte[]> keys, List<byte @Nullable []> rows, RowSink sink) {
     if (cache == null) {

@@ -333,9 +333,14 @@ public final class CounterBench {
 
   /** utime + stime of a process, in clock ticks, from /proc. */
   private static long cpuTicks(long pid) throws IOException {
-    String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
+    long[] t = userSystemTicks(java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat")));
+    return t[0] + t[1];
+  }
+
+  /** utime and stime from a /proc stat line (fields 14 and 15, counted after the name's ')'). */
+  private static long[] userSystemTicks(String stat) {
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
   }
 
   /**
@@ -354,10 +359,10 @@ public final class CounterBench {
         }
         String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         name = name.replaceAll("[0-9]+$", "#"); // one line for a pool's threads
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long[] ticks = userSystemTicks(stat);
         long[] t = out.computeIfAbsent(name, k -> new long[2]);
-        t[0] += Long.parseLong(f[11]);
-        t[1] += Long.parseLong(f[12]);
+        t[0] += ticks[0];
+        t[1] += ticks[1];
       }
     }
     return out;

@@ -9,20 +9,29 @@ import org.jspecify.annotations.Nullable;
 /**
  * A bounded cache of a table's rows in front of its store, which is what makes a read of thirty
  * names cheap: a store lookup costs microseconds of cache misses, this one a hash and a compare.
- * Direct-mapped: a key has one slot, and a new row there evicts the old, so it holds at most {@code
- * slots} rows. A row that is absent from the store is cached as absent.
+ * Two-way set-associative: a key's row lives in either slot of its set (two neighbours in one cache
+ * line), a fill takes an empty way first, and only a third key in the same set evicts one. With one
+ * slot a key, 13.7 % of the rows the benchmark's day queries read shared a slot with another and
+ * evicted it on every read; two ways leave 2.4 % in sets that overflow (CounterQueryBenchmark
+ * prints both figures; BENCHMARKS.md). It holds at most {@code slots} rows. A row that is absent
+ * from the store is cached as absent.
  *
  * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is
  * under way. Reads fill it, writes do not: a table's increments touch far more rows than its
  * queries read again, and rows cached for writes would crowd the few that queries read among many
  * more that they do not (measured in BENCHMARKS.md). Writers hold the table's lock and write
  * through ({@link #beginWrite}, {@link #put}, {@link #endWrite}): a row already cached takes its
- * new bytes here before the store has them; any other key's slot is only replaced by an equal but
- * new mark. Readers run without the lock and fill what they read from the store only if no write
- * began or ended meanwhile (a sequence lock), and only into the slot as they saw it before that
- * last check (a compare-and-set): a writer that began after the check replaces that very slot with
- * an object no reader has seen, so the reader's swap fails. A row read before a write is never
- * cached after it, not even for an instant.
+ * new bytes here before the store has them; every other slot of the key's set is only replaced by
+ * an equal but new object. Readers run without the lock and fill what they read from the store only
+ * if no write began or ended meanwhile (a sequence lock), and only into a slot as they saw it
+ * before that last check (a compare-and-set): a writer that began after the check replaces both
+ * slots of that set with objects no reader has seen, so the reader's swap fails. A row read before
+ * a write is never cached after it, not even for an instant.
+ *
+ * <p>A key is never cached in both ways of its set. A way that holds a row always holds one (a
+ * writer replaces it with a copy, a fill with another row), so two readers of a key choose the same
+ * way unless the way the earlier one chose changed between their looks, and then its swap fails; a
+ * reader that looks after the other's swap finds the key.
  *
  * <p>The slot array is allocated with the first fill; the rows' bytes are counted as they come and
  * go.
@@ -41,7 +50,8 @@ public final class RowCache {
   private static final byte[] ABSENT = new byte[0];
   private static final byte[] NO_KEY = new byte[0];
 
-  private record Entry(byte[] key, byte[] row) {}
+  /** The key's hash lets a lookup pass over the other way's entry without reading its key. */
+  private record Entry(int hash, byte[] key, byte[] row) {}
 
   private volatile @Nullable AtomicReferenceArray<@Nullable Entry> slots;
   private final int mask;
@@ -50,11 +60,12 @@ public final class RowCache {
   private final AtomicLong bytes = new AtomicLong();
 
   /**
-   * @param slots a power of two
+   * @param slots a power of two, at least 2 (one set of two ways)
    */
   public RowCache(int slots) {
-    if (slots < 1 || Integer.bitCount(slots) != 1) {
-      throw new IllegalArgumentException("slots must be a power of two, not " + slots);
+    if (slots < 2 || Integer.bitCount(slots) != 1) {
+      throw new IllegalArgumentException(
+          "slots must be a power of two of at least 2, not " + slots);
     }
     this.mask = slots - 1;
   }
@@ -76,16 +87,25 @@ public final class RowCache {
   /** The cached row (null if cached as absent), or {@link #MISS}. */
   public @Nullable Object get(byte[] key) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
-    Entry e = s == null ? null : s.get(slot(key));
-    if (!holds(e, key)) {
+    if (s == null) {
       return MISS;
     }
-    return e.row == ABSENT ? null : e.row;
+    int h = hash(key);
+    int i = set(h);
+    Entry e = s.get(i);
+    if (!holds(e, h, key)) {
+      e = s.get(i + 1);
+      if (!holds(e, h, key)) {
+        return MISS;
+      }
+    }
+    return rowOf(e);
   }
 
   /**
-   * {@link #get} of every key into {@code out}, in passes: all slots, then all entries, then all
-   * keys, so the cache misses of different keys overlap instead of each waiting for the last.
+   * {@link #get} of every key into {@code out}, in passes: all sets, then the entries whose hash
+   * matches, then their keys, so the cache misses of different keys overlap instead of each waiting
+   * for the last.
    */
   public void getAll(java.util.List<byte[]> keys, @Nullable Object[] out) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
@@ -94,22 +114,34 @@ public final class RowCache {
       Arrays.fill(out, 0, n, MISS);
       return;
     }
-    Entry[] seen = new Entry[n];
+    int[] hashes = new int[n];
+    Entry[] first = new Entry[n];
+    Entry[] second = new Entry[n];
     for (int j = 0; j < n; j++) {
-      seen[j] = s.get(slot(keys.get(j)));
+      int h = hash(keys.get(j));
+      int i = set(h);
+      hashes[j] = h;
+      first[j] = s.get(i);
+      second[j] = s.get(i + 1);
     }
     byte[][] seenKeys = new byte[n][];
     for (int j = 0; j < n; j++) {
-      Entry e = seen[j];
-      seenKeys[j] = e == null ? NO_KEY : e.key;
+      Entry e = first[j];
+      if (!mayHold(e, hashes[j])) {
+        e = second[j];
+      }
+      first[j] = e;
+      seenKeys[j] = mayHold(e, hashes[j]) ? e.key : NO_KEY;
     }
     for (int j = 0; j < n; j++) {
-      Entry e = seen[j];
       byte[] k = seenKeys[j];
-      out[j] =
-          e == null || k == NO_KEY || !Arrays.equals(k, keys.get(j))
-              ? MISS
-              : e.row == ABSENT ? null : e.row;
+      byte[] key = keys.get(j);
+      if (k != NO_KEY && Arrays.equals(k, key)) {
+        out[j] = rowOf(first[j]);
+      } else {
+        // Rare: the first way matched by hash alone; get reads both ways' keys.
+        out[j] = k == NO_KEY ? MISS : get(key);
+      }
     }
   }
 
@@ -135,17 +167,23 @@ public final class RowCache {
     }
     // The array before the check, so that a writer that finds none began after the check.
     AtomicReferenceArray<@Nullable Entry> s = array();
-    int i = slot(key);
-    Entry seen = s.get(i);
-    if (holds(seen, key)) {
+    int h = hash(key);
+    int i = set(h);
+    Entry first = s.get(i);
+    Entry second = s.get(i + 1);
+    if (holds(first, h, key) || holds(second, h, key)) {
       return; // cached already, by another reader
     }
     if (writes.get() != ticket) {
       return;
     }
-    Entry mine = new Entry(key, row == null ? ABSENT : row);
+    // An empty way first; when both hold rows, one the key's hash picks (a random replacement
+    // that keeps one of three keys sharing a set cached for good).
+    int way = !holdsRow(first) ? i : !holdsRow(second) ? i + 1 : i + (h >>> 31);
+    Entry seen = way == i ? first : second;
+    Entry mine = new Entry(h, key, row == null ? ABSENT : row);
     beforeSwap.run();
-    if (s.compareAndSet(i, seen, mine)) {
+    if (s.compareAndSet(way, seen, mine)) {
       counted(seen, mine);
     }
   }
@@ -157,23 +195,31 @@ public final class RowCache {
 
   /**
    * A writer's new row (null if it is deleted), before the store has it: it replaces the key's
-   * cached row, if any. Any other slot content is replaced by a new object, equal but one that no
-   * reader has seen: a reader that read this key's old row and saw the slot before this write
-   * cannot swap it in after (a fresh object, so the slot never returns to what a reader saw).
+   * cached row, if any. Every other slot of the key's set is replaced by a new object, equal but
+   * one that no reader has seen: a reader that read this key's old row and saw the set before this
+   * write cannot swap it in after (a fresh object, so a slot never returns to what a reader saw).
    */
   public void put(byte[] key, byte @Nullable [] row) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
     if (s == null) {
       return; // nothing filled yet, and a reader that creates the array now fails its check
     }
-    int i = slot(key);
+    int h = hash(key);
+    int i = set(h);
+    put(s, i, h, key, row);
+    put(s, i + 1, h, key, row);
+  }
+
+  private void put(
+      AtomicReferenceArray<@Nullable Entry> s, int i, int h, byte[] key, byte @Nullable [] row) {
     while (true) {
       Entry seen = s.get(i);
       Entry next;
-      if (holds(seen, key)) {
-        next = new Entry(key, row == null ? ABSENT : row);
+      if (holds(seen, h, key)) {
+        next = new Entry(h, key, row == null ? ABSENT : row);
       } else {
-        next = seen == null ? new Entry(NO_KEY, ABSENT) : new Entry(seen.key, seen.row);
+        next =
+            seen == null ? new Entry(0, NO_KEY, ABSENT) : new Entry(seen.hash, seen.key, seen.row);
       }
       if (s.compareAndSet(i, seen, next)) {
         counted(seen, next);
@@ -208,8 +254,17 @@ public final class RowCache {
     bytes.addAndGet(size(now) - size(old));
   }
 
-  private static boolean holds(@Nullable Entry e, byte[] key) {
-    return e != null && e.key != NO_KEY && Arrays.equals(e.key, key);
+  private static @Nullable Object rowOf(Entry e) {
+    return e.row == ABSENT ? null : e.row;
+  }
+
+  private static boolean holds(@Nullable Entry e, int hash, byte[] key) {
+    return mayHold(e, hash) && Arrays.equals(e.key, key);
+  }
+
+  /** A row whose key has this hash: the key itself is still to compare. */
+  private static boolean mayHold(@Nullable Entry e, int hash) {
+    return e != null && e.hash == hash && e.key != NO_KEY;
   }
 
   private static boolean holdsRow(@Nullable Entry e) {
@@ -223,11 +278,16 @@ public final class RowCache {
     return e.key == NO_KEY ? MARK_BYTES : ENTRY_BYTES + e.key.length + e.row.length;
   }
 
-  private int slot(byte[] key) {
+  private static int hash(byte[] key) {
     int h = Arrays.hashCode(key);
     h ^= h >>> 16;
     h *= 0x45d9f3b;
     h ^= h >>> 16;
-    return h & mask;
+    return h;
+  }
+
+  /** The first slot of the hash's set; the second is the next. */
+  private int set(int hash) {
+    return hash & mask & ~1;
   }
 }

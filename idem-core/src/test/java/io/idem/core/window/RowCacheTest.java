@@ -65,28 +65,38 @@ class RowCacheTest {
     assertThat(c.get(key("gone"))).isNull(); // deleted: cached as absent
     assertThat(c.get(key("new"))).isSameAs(RowCache.MISS);
     assertThat(c.filled()).isEqualTo(2);
-    // One byte more for a's row, one less for gone's, and a mark where "new" was written.
-    assertThat(c.bytes()).isEqualTo(filled + RowCache.MARK_BYTES);
+    // One byte more for a's row, one less for gone's, and a mark in every empty way of the three
+    // keys' sets (three sets here): the other way of a's and of gone's, both of new's.
+    assertThat(c.bytes()).isEqualTo(filled + 4 * RowCache.MARK_BYTES);
   }
 
   @Test
   void aWriteBetweenAReadersCheckAndItsSwapWins() {
     // The reader passed its check before the write began, so only the slot can stop it: every
-    // write replaces the slot with an object the reader has not seen, whatever the slot held.
-    for (String before : new String[] {null, "mark", "other"}) {
-      RowCache c = new RowCache(1); // one slot: every key shares it
+    // write replaces both ways of the key's set with objects the reader has not seen, whatever
+    // they held. The reader swaps into the first way when it is empty, the second when only the
+    // first holds a row, and a way its key's hash picks when both do.
+    for (String before : new String[] {null, "mark", "other", "full"}) {
+      RowCache c = new RowCache(2); // one set: every key shares it
+      List<String> others = List.of();
       if ("mark".equals(before)) {
         long stale = c.readTicket();
         c.beginWrite();
         c.endWrite();
         c.fill(stale, key("x"), new byte[] {7}); // refused, but the slot array is there now
         c.beginWrite();
-        c.put(key("x"), new byte[] {7}); // so the write leaves a mark in the slot
+        c.put(key("x"), new byte[] {7}); // so the write leaves a mark in both ways
         c.endWrite();
-        assertThat(c.bytes()).isEqualTo(4 + RowCache.MARK_BYTES);
-      } else if (before != null) {
-        c.fill(c.readTicket(), key(before), new byte[] {7});
+        assertThat(c.bytes()).isEqualTo(2 * 4 + 2 * RowCache.MARK_BYTES);
+      } else if ("other".equals(before)) {
+        others = List.of("o1");
+      } else if ("full".equals(before)) {
+        others = List.of("o1", "o2");
       }
+      for (String o : others) {
+        c.fill(c.readTicket(), key(o), new byte[] {7});
+      }
+      assertThat(c.filled()).isEqualTo(others.size());
       c.fill(
           c.readTicket(),
           key("k"),
@@ -96,11 +106,66 @@ class RowCacheTest {
             c.put(key("k"), new byte[] {2});
             c.endWrite();
           });
-      assertThat(c.get(key("k"))).as("slot held " + before).isSameAs(RowCache.MISS);
-      if ("other".equals(before)) {
-        assertThat((byte[]) c.get(key(before))).containsExactly(7); // the write evicted nothing
+      assertThat(c.get(key("k"))).as("set held " + before).isSameAs(RowCache.MISS);
+      for (String o : others) {
+        assertThat((byte[]) c.get(key(o))).containsExactly(7); // the write evicted nothing
+      }
+      // Without the write, the same fill lands.
+      c.fill(c.readTicket(), key("k"), new byte[] {2});
+      assertThat((byte[]) c.get(key("k"))).as("set held " + before).containsExactly(2);
+    }
+  }
+
+  @Test
+  void aSetHoldsTwoKeys_andAThirdEvictsOne() {
+    RowCache c = new RowCache(2); // one set of two ways
+    c.fill(c.readTicket(), key("a"), new byte[] {1});
+    c.fill(c.readTicket(), key("b"), null);
+    assertThat((byte[]) c.get(key("a"))).containsExactly(1);
+    assertThat(c.get(key("b"))).isNull();
+    assertThat(c.filled()).isEqualTo(2);
+    long two = c.bytes();
+
+    c.fill(c.readTicket(), key("c"), new byte[] {3});
+    assertThat((byte[]) c.get(key("c"))).containsExactly(3);
+    int kept = 0;
+    for (String k : new String[] {"a", "b"}) {
+      kept += c.get(key(k)) == RowCache.MISS ? 0 : 1;
+    }
+    assertThat(kept).isEqualTo(1);
+    assertThat(c.filled()).isEqualTo(2);
+    // c's row (one byte) replaced a's (one byte) or b's (none).
+    assertThat(c.bytes() - two).isIn(0L, 1L);
+
+    // A fill of a key already cached changes nothing, in either way.
+    long before = c.bytes();
+    c.fill(c.readTicket(), key("c"), new byte[] {9});
+    assertThat((byte[]) c.get(key("c"))).containsExactly(3);
+    assertThat(c.bytes()).isEqualTo(before);
+  }
+
+  @Test
+  void keysThatShareASetStayCached_inAFullCache() {
+    // 512 keys in 1,024 slots. Direct-mapped, they would fill about 1,024 (1 - e^-0.5) = 403
+    // slots and lose the rest to collisions; in 512 sets of two ways only keys beyond the second
+    // of a set are lost, about 512 * 0.10 = 53.
+    RowCache c = new RowCache(1024);
+    List<byte[]> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < 512; i++) {
+      keys.add(key("row" + i));
+    }
+    for (byte[] k : keys) {
+      c.fill(c.readTicket(), k, k);
+    }
+    int hits = 0;
+    for (byte[] k : keys) {
+      Object hit = c.get(k);
+      if (hit != RowCache.MISS) {
+        assertThat((byte[]) hit).isEqualTo(k);
+        hits++;
       }
     }
+    assertThat(hits).isEqualTo(c.filled()).isGreaterThan(440);
   }
 
   @Test

@@ -50,16 +50,17 @@ class CounterCommandsTest {
     // each, and an empty row (one window spans two rows here), cached as absent.
     long cached = 192 + 4 * (1 << 20) + 2 * (56 + 6 + 2) + (56 + 6);
     assertThat(h.show("COUNTER.INFO", "c")).contains("Memory bytes=(integer) " + cached + ",");
-    // A write updates a cached row in place (the count 300 takes two bytes, not one) ...
+    // A write updates a cached row in place (the count 300 takes two bytes, not one), and marks
+    // the empty other way of each of its two rows' sets ...
     h.call("COUNTER.INCRBY", "c", "*", "n", "299");
-    assertThat(h.show("COUNTER.INFO", "c"))
-        .contains("Memory bytes=(integer) " + (cached + 2) + ",");
+    long updated = cached + 2 + 2 * 24;
+    assertThat(h.show("COUNTER.INFO", "c")).contains("Memory bytes=(integer) " + updated + ",");
     assertThat(h.show("COUNTER.QUERY", "c", "*", "1h", "NAMES", "n"))
         .isEqualTo("[[(integer) 300]]");
-    // ... and marks the slot of a row it does not cache.
+    // ... and both ways of the sets of two rows it does not cache.
     h.call("COUNTER.INCRBY", "c", "*", "other", "1");
     assertThat(h.show("COUNTER.INFO", "c"))
-        .contains("Memory bytes=(integer) " + (cached + 2 + 2 * 24) + ",");
+        .contains("Memory bytes=(integer) " + (updated + 4 * 24) + ",");
   }
 
   @Test

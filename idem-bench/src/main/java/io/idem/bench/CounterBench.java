@@ -386,6 +386,8 @@ public final class CounterBench {
     int per = t.side().leavesPerName();
     RateRun.run(t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, 5, connections);
     long ticks = cpuTicks(t.pid());
+    long self = ProcessHandle.current().pid();
+    long clientTicks = cpuTicks(self);
     Map<String, long[]> before = threadTicks(t.pid());
     RateRun.Result res =
         RateRun.run(
@@ -400,6 +402,8 @@ public final class CounterBench {
     // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
     // latency alone hides once queues build.
     long cpuMicros = (cpuTicks(t.pid()) - ticks) * 10_000;
+    // The client's too: it shares the machine's cores with the server.
+    long clientMicros = (cpuTicks(self) - clientTicks) * 10_000;
     StringBuilder byThread = new StringBuilder(t.side().label() + ": CPU by thread, ms user+sys:");
     threadTicks(t.pid())
         .forEach(
@@ -411,6 +415,9 @@ public final class CounterBench {
                 byThread.append(String.format(Locale.ROOT, " %s %d+%d;", name, user, sys));
               }
             });
+    byThread.append(
+        String.format(
+            Locale.ROOT, " client CPU %.1f µs/query", (double) clientMicros / res.queries()));
     System.err.println(byThread);
     Histogram h = res.fromSchedule();
     r.put("achieved", fmt(res.queries() / res.seconds()));

@@ -97,7 +97,20 @@ public final class RocksStore implements Journal {
   private final ColumnFamilyOptions rowsOptions;
   private final org.rocksdb.StringAppendOperator rowsMerge =
       new org.rocksdb.StringAppendOperator("");
-  private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(32L << 20);
+
+  /**
+   * RocksDB's memory, bounded: the memtables of all column families together may use {@link
+   * #MEMTABLE_BUDGET}, charged to this cache with the rows' blocks, so the two stay within its
+   * capacity. RocksDB's defaults (and {@code optimizeLevelStyleCompaction()}'s 512 MiB a column
+   * family) let memtables alone grow to hundreds of MiB under a write load (BENCHMARKS.md).
+   */
+  private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(CACHE_BYTES);
+
+  private final org.rocksdb.WriteBufferManager memtables =
+      new org.rocksdb.WriteBufferManager(MEMTABLE_BUDGET, rowsCache);
+
+  static final long MEMTABLE_BUDGET = 64L << 20;
+  static final long CACHE_BYTES = MEMTABLE_BUDGET + (32L << 20);
   private final org.rocksdb.BloomFilter rowsFilter = new org.rocksdb.BloomFilter(10, false);
   private final Codecs codecs;
 
@@ -200,7 +213,8 @@ public final class RocksStore implements Journal {
     if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
       throw new IOException("the data directory " + dir + " is not a writable directory");
     }
-    cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction();
+    // The small column families: a quarter of the memtable budget each at most (16 MiB buffers).
+    cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction(MEMTABLE_BUDGET);
     rowsOptions = rowsOptions();
     List<ColumnFamilyDescriptor> descriptors =
         List.of(
@@ -215,6 +229,7 @@ public final class RocksStore implements Journal {
             .setCreateIfMissing(true)
             .setCreateMissingColumnFamilies(true)
             .setMaxTotalWalSize(256L << 20)
+            .setWriteBufferManager(memtables)
             .setKeepLogFileNum(5)
             .setInfoLogLevel(org.rocksdb.InfoLogLevel.WARN_LEVEL);
     handles = new ArrayList<>();
@@ -225,6 +240,7 @@ public final class RocksStore implements Journal {
       cfOptions.close();
       rowsOptions.close();
       rowsMerge.close();
+      memtables.close();
       rowsCache.close();
       rowsFilter.close();
       String m = String.valueOf(e.getMessage());
@@ -260,7 +276,7 @@ public final class RocksStore implements Journal {
    */
   private ColumnFamilyOptions rowsOptions() {
     return new ColumnFamilyOptions()
-        .optimizeLevelStyleCompaction()
+        .optimizeLevelStyleCompaction(2 * MEMTABLE_BUDGET) // 32 MiB buffers, level 1 of 128 MiB
         .setMergeOperator(rowsMerge)
         .setOptimizeFiltersForHits(true)
         .setMemtableWholeKeyFiltering(true)
@@ -1292,6 +1308,7 @@ public final class RocksStore implements Journal {
     cfOptions.close();
     rowsOptions.close();
     rowsMerge.close();
+    memtables.close();
     rowsCache.close();
     rowsFilter.close();
     noSync.close();

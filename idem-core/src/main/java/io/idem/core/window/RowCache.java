@@ -1,6 +1,7 @@
 package io.idem.core.window;
 
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -10,11 +11,11 @@ import org.jspecify.annotations.Nullable;
  * A bounded cache of a table's rows in front of its store, which is what makes a read of thirty
  * names cheap: a store lookup costs microseconds of cache misses, this one a hash and a compare.
  * Two-way set-associative: a key's row lives in either slot of its set (two neighbours in one cache
- * line), a fill takes an empty way first, and only a third key in the same set evicts one. With one
- * slot a key, 13.7 % of the rows the benchmark's day queries read shared a slot with another and
- * evicted it on every read; two ways leave 2.4 % in sets that overflow (CounterQueryBenchmark
- * prints both figures; BENCHMARKS.md). It holds at most {@code slots} rows. A row that is absent
- * from the store is cached as absent.
+ * line), a fill takes an empty way first, and only a third key in the same set evicts one, chosen
+ * at random. With one slot a key, a second pass over the benchmark's day queries misses @DM@ of the
+ * distinct rows they read (rows that share a slot evict each other on every read); with two
+ * ways, @TW@ (CounterQueryBenchmark prints these; BENCHMARKS.md). It holds at most {@code slots}
+ * rows. A row that is absent from the store is cached as absent.
  *
  * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is
  * under way. Reads fill it, writes do not: a table's increments touch far more rows than its
@@ -25,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * an equal but new object. Readers run without the lock and fill what they read from the store only
  * if no write began or ended meanwhile (a sequence lock), and only into a slot as they saw it
  * before that last check (a compare-and-set): a writer that began after the check replaces both
- * slots of that set with objects no reader has seen, so the reader's swap fails. A row read before
- * a write is never cached after it, not even for an instant.
+ * slots of that set with objects no reader has seen, so the reader's swap fails, or overwrites what
+ * the swap put if it came first. A row read before a write is never cached once the write has put
+ * that key here (until then the store, too, holds the old row).
  *
  * <p>A key is never cached in both ways of its set. A way that holds a row always holds one (a
  * writer replaces it with a copy, a fill with another row), so two readers of a key choose the same
@@ -139,7 +141,7 @@ public final class RowCache {
       if (k != NO_KEY && Arrays.equals(k, key)) {
         out[j] = rowOf(first[j]);
       } else {
-        // Rare: the first way matched by hash alone; get reads both ways' keys.
+        // Rare: a way matched by hash alone; get compares both ways' keys.
         out[j] = k == NO_KEY ? MISS : get(key);
       }
     }
@@ -177,9 +179,12 @@ public final class RowCache {
     if (writes.get() != ticket) {
       return;
     }
-    // An empty way first; when both hold rows, one the key's hash picks (a random replacement
-    // that keeps one of three keys sharing a set cached for good).
-    int way = !holdsRow(first) ? i : !holdsRow(second) ? i + 1 : i + (h >>> 31);
+    // An empty way first; when both hold rows, either at random: a choice fixed by the key
+    // would let two hot keys evict each other forever beside a row no query reads any more.
+    int way =
+        !holdsRow(first)
+            ? i
+            : !holdsRow(second) ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
     Entry seen = way == i ? first : second;
     Entry mine = new Entry(h, key, row == null ? ABSENT : row);
     beforeSwap.run();

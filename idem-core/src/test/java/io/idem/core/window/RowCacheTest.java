@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -142,6 +143,70 @@ class RowCacheTest {
     c.fill(c.readTicket(), key("c"), new byte[] {9});
     assertThat((byte[]) c.get(key("c"))).containsExactly(3);
     assertThat(c.bytes()).isEqualTo(before);
+  }
+
+  @Test
+  void aKeyIsNeverCachedInBothWays() {
+    // The reader saw the set empty and chose the first way; meanwhile another row took that way
+    // and another reader cached the same key in the second. The first reader's swap must fail.
+    RowCache c = new RowCache(2);
+    c.fill(
+        c.readTicket(),
+        key("k"),
+        new byte[] {1},
+        () -> {
+          c.fill(c.readTicket(), key("o1"), new byte[] {7}); // the first way
+          c.fill(c.readTicket(), key("k"), new byte[] {1}); // the second
+        });
+    assertThat((byte[]) c.get(key("o1"))).containsExactly(7);
+    assertThat((byte[]) c.get(key("k"))).containsExactly(1);
+    assertThat(c.filled()).isEqualTo(2);
+    assertThat(c.bytes())
+        .isEqualTo(2 * 4 + (RowCache.ENTRY_BYTES + 2 + 1) + (RowCache.ENTRY_BYTES + 1 + 1));
+  }
+
+  @Test
+  void keysOfEqualHash_shareASet_andAreToldApartByTheirBytes() {
+    byte[] aa = key("Aa");
+    byte[] bb = key("BB"); // Arrays.hashCode equal to Aa's: the same set, the same tag
+    assertThat(Arrays.hashCode(aa)).isEqualTo(Arrays.hashCode(bb));
+    RowCache c = new RowCache(1024);
+    c.fill(c.readTicket(), aa, new byte[] {1});
+    c.fill(c.readTicket(), bb, new byte[] {2});
+    Object[] out = new Object[3];
+    c.getAll(List.of(bb, aa, key("Ab")), out);
+    assertThat((byte[]) out[0]).containsExactly(2);
+    assertThat((byte[]) out[1]).containsExactly(1);
+    assertThat(out[2]).isSameAs(RowCache.MISS);
+    c.beginWrite();
+    c.put(aa, new byte[] {3});
+    c.endWrite();
+    c.getAll(List.of(aa, bb), out);
+    assertThat((byte[]) out[0]).containsExactly(3);
+    assertThat((byte[]) out[1]).containsExactly(2); // a write to one leaves the other alone
+    assertThat((byte[]) c.get(bb)).containsExactly(2);
+  }
+
+  @Test
+  void aKeyWhoseHashIsZero_isNotTakenForAMark() {
+    byte[] zero = {(byte) -31}; // Arrays.hashCode 31 - 31 = 0, the tag marks carry
+    assertThat(Arrays.hashCode(zero)).isZero();
+    RowCache c = new RowCache(4);
+    long stale = c.readTicket();
+    c.beginWrite();
+    c.endWrite();
+    c.fill(stale, key("x"), null); // refused, but the slot array is there now
+    c.beginWrite();
+    c.put(zero, new byte[] {1}); // marks both ways of its set
+    c.endWrite();
+    Object[] out = new Object[1];
+    c.getAll(List.of(zero), out);
+    assertThat(out[0]).isSameAs(RowCache.MISS);
+    assertThat(c.get(zero)).isSameAs(RowCache.MISS);
+    c.fill(c.readTicket(), zero, new byte[] {1});
+    c.getAll(List.of(zero), out);
+    assertThat((byte[]) out[0]).containsExactly(1);
+    assertThat((byte[]) c.get(zero)).containsExactly(1);
   }
 
   @Test

@@ -99,15 +99,17 @@ public final class RocksStore implements Journal {
       new org.rocksdb.StringAppendOperator("");
 
   /**
-   * RocksDB's memory, bounded: the memtables of all column families together may use {@link
-   * #MEMTABLE_BUDGET}, charged to this cache with the rows' blocks, so the two stay within its
-   * capacity. RocksDB's defaults (and {@code optimizeLevelStyleCompaction()}'s 512 MiB a column
-   * family) let memtables alone grow to hundreds of MiB under a write load (BENCHMARKS.md).
+   * RocksDB's memtables, bounded: those of all column families together stay within {@link
+   * #MEMTABLE_BUDGET} (writes stall while a flush frees room), charged to this cache, the rows'
+   * block cache, so the two share its capacity and blocks keep at least the rest. Left to their
+   * defaults ({@code optimizeLevelStyleCompaction()}: 128 MiB buffers, six a family) memtables
+   * alone took hundreds of MiB under the counter benchmark's load (BENCHMARKS.md). Index and filter
+   * blocks, and the small families' own block caches, are outside this bound.
    */
   private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(CACHE_BYTES);
 
   private final org.rocksdb.WriteBufferManager memtables =
-      new org.rocksdb.WriteBufferManager(MEMTABLE_BUDGET, rowsCache);
+      new org.rocksdb.WriteBufferManager(MEMTABLE_BUDGET, rowsCache, true);
 
   static final long MEMTABLE_BUDGET = 64L << 20;
   static final long CACHE_BYTES = MEMTABLE_BUDGET + (32L << 20);
@@ -188,32 +190,11 @@ public final class RocksStore implements Journal {
     this.policy = policy;
     this.writeOptions = policy == FsyncPolicy.ALWAYS ? sync : noSync;
     try {
-      Files.createDirectories(dir);
-    } catch (java.nio.file.FileAlreadyExistsException e) {
-      // createDirectories names only the path: say which part is in the way.
-      throw new IOException(
-          "cannot create the data directory " + dir + ": " + e.getFile() + " is not a directory",
-          e);
-    } catch (java.nio.file.AccessDeniedException e) {
-      throw new IOException(
-          "cannot create the data directory " + dir + ": permission denied on " + e.getFile(), e);
-    } catch (java.nio.file.FileSystemException e) {
-      String reason = e.getReason() == null ? "" : e.getReason();
-      throw new IOException(
-          "cannot create the data directory "
-              + dir
-              + ": "
-              + (reason.equals("Not a directory")
-                  ? "a part of its path is not a directory"
-                  : reason.toLowerCase(java.util.Locale.ROOT)),
-          e);
+      prepareDirectory(dir);
     } catch (IOException e) {
-      throw new IOException("cannot create the data directory " + dir + ": " + e, e);
+      closeOwnNatives();
+      throw e;
     }
-    if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
-      throw new IOException("the data directory " + dir + " is not a writable directory");
-    }
-    // The small column families: a quarter of the memtable budget each at most (16 MiB buffers).
     cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction(MEMTABLE_BUDGET);
     rowsOptions = rowsOptions();
     List<ColumnFamilyDescriptor> descriptors =
@@ -239,10 +220,7 @@ public final class RocksStore implements Journal {
       dbOptions.close();
       cfOptions.close();
       rowsOptions.close();
-      rowsMerge.close();
-      memtables.close();
-      rowsCache.close();
-      rowsFilter.close();
+      closeOwnNatives();
       String m = String.valueOf(e.getMessage());
       if (m.contains("lock file") || m.contains("LOCK")) {
         // RocksDB's own text names a thread and a time when the holder is this process.
@@ -1299,6 +1277,37 @@ public final class RocksStore implements Journal {
     closeDb();
   }
 
+  /** Creates the data directory if need be; a clear error if it cannot be made or written. */
+  private static void prepareDirectory(Path dir) throws IOException {
+    try {
+      Files.createDirectories(dir);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // createDirectories names only the path: say which part is in the way.
+      throw new IOException(
+          "cannot create the data directory " + dir + ": " + e.getFile() + " is not a directory",
+          e);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new IOException(
+          "cannot create the data directory " + dir + ": permission denied on " + e.getFile(), e);
+    } catch (java.nio.file.FileSystemException e) {
+      String reason = e.getReason() == null ? "" : e.getReason();
+      throw new IOException(
+          "cannot create the data directory "
+              + dir
+              + ": "
+              + (reason.equals("Not a directory")
+                  ? "a part of its path is not a directory"
+                  : reason.toLowerCase(java.util.Locale.ROOT)),
+          e);
+    } catch (IOException e) {
+      throw new IOException("cannot create the data directory " + dir + ": " + e, e);
+    }
+    if (!Files.isDirectory(dir) || !Files.isWritable(dir)) {
+      throw new IOException("the data directory " + dir + " is not a writable directory");
+    }
+    // The small column families: 16 MiB buffers (all memtables share the budget above).
+  }
+
   private void closeDb() {
     for (ColumnFamilyHandle h : handles) {
       h.close();
@@ -1307,6 +1316,11 @@ public final class RocksStore implements Journal {
     dbOptions.close();
     cfOptions.close();
     rowsOptions.close();
+    closeOwnNatives();
+  }
+
+  /** The native objects made with the store's fields, closed after the database that uses them. */
+  private void closeOwnNatives() {
     rowsMerge.close();
     memtables.close();
     rowsCache.close();

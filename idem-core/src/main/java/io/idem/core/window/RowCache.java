@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  * names cheap: a store lookup costs microseconds of cache misses, this one a hash and a compare.
  * Two-way set-associative: a key's row lives in either slot of its set (two neighbours in one cache
  * line), a fill takes an empty way first, and only a third key in the same set evicts one, chosen
- * at random. With one slot a key, a second pass over the benchmark's day queries misses @DM@ of the
- * distinct rows they read (rows that share a slot evict each other on every read); with two
- * ways, @TW@ (CounterQueryBenchmark prints these; BENCHMARKS.md). It holds at most {@code slots}
+ * at random. With one slot a key, a second pass over the benchmark's day queries misses 13.5 % of
+ * the distinct rows they read (rows that share a slot evict each other on every read); with two
+ * ways, 2.4 % (CounterQueryBenchmark prints these; BENCHMARKS.md). It holds at most {@code slots}
  * rows. A row that is absent from the store is cached as absent.
  *
  * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is

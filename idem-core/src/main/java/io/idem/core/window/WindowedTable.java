@@ -68,7 +68,8 @@ public abstract class WindowedTable {
    * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
    *     #MAX_RESOLUTIONS} of them
    * @param bucketsPerRow buckets of one name and resolution that share a row
-   * @param cacheSlots rows the table keeps cached in front of its store (a power of two), or 0
+   * @param cacheSlots rows the table keeps cached in front of its store (a power of two, at least
+   *     2), or 0
    */
   protected WindowedTable(List<Resolution> resolutions, int bucketsPerRow, int cacheSlots) {
     if (resolutions.isEmpty() || resolutions.size() > MAX_RESOLUTIONS) {

@@ -99,17 +99,20 @@ public final class RocksStore implements Journal {
       new org.rocksdb.StringAppendOperator("");
 
   /**
-   * RocksDB's memtables, bounded: those of all column families together stay within {@link
-   * #MEMTABLE_BUDGET} (writes stall while a flush frees room), charged to this cache, the rows'
-   * block cache, so the two share its capacity and blocks keep at least the rest. Left to their
-   * defaults ({@code optimizeLevelStyleCompaction()}: 128 MiB buffers, six a family) memtables
-   * alone took hundreds of MiB under the counter benchmark's load (BENCHMARKS.md). Index and filter
-   * blocks, and the small families' own block caches, are outside this bound.
+   * RocksDB's memtables, held near a budget: once those of all column families together pass 7/8 of
+   * {@link #MEMTABLE_BUDGET}, the largest is flushed. They are charged to this cache, the rows'
+   * block cache, so blocks give way to them. Not a hard cap: while flushes lag, memtables grow on
+   * (each family's limit, six buffers). Writes are not stalled at the budget: the committer would
+   * stop while the commands it has not written pile up in the heap (a stalling manager ran a 256
+   * MiB heap out of memory under the counter benchmark's load). Left to their defaults ({@code
+   * optimizeLevelStyleCompaction()}: 128 MiB buffers) memtables alone took hundreds of MiB under
+   * that load (BENCHMARKS.md). Index and filter blocks, and the small families' own block caches,
+   * are outside this budget.
    */
   private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(CACHE_BYTES);
 
   private final org.rocksdb.WriteBufferManager memtables =
-      new org.rocksdb.WriteBufferManager(MEMTABLE_BUDGET, rowsCache, true);
+      new org.rocksdb.WriteBufferManager(MEMTABLE_BUDGET, rowsCache, false);
 
   static final long MEMTABLE_BUDGET = 64L << 20;
   static final long CACHE_BYTES = MEMTABLE_BUDGET + (32L << 20);

@@ -376,6 +376,7 @@ public final class ClaimBench {
           (double) (used - before) / (w.size - w.duplicates),
           rss,
           rssSource);
+      System.out.printf(Locale.ROOT, "redis: CPU in the pass: %s%n", pass.cpu());
       String side =
           String.format(
               Locale.ROOT,
@@ -388,7 +389,32 @@ public final class ClaimBench {
     }
   }
 
-  private record Pass(long wallNanos, DuplicateCheck.Result result) {}
+  /**
+   * A pass's wall time, its checked duplicates, and the CPU the server (-1 without its pid) and
+   * this client spent in it, in milliseconds, with the server's threads that took 100 ms or more.
+   */
+  private record Pass(
+      long wallNanos,
+      DuplicateCheck.Result result,
+      long serverCpuMillis,
+      long clientCpuMillis,
+      String serverThreads) {
+    String cpu() {
+      return serverCpuMillis < 0
+          ? String.format(Locale.ROOT, "client %,d ms (no server pid given)", clientCpuMillis)
+          : String.format(
+              Locale.ROOT,
+              "server %,d ms, client %,d ms; server threads, ms user+sys:%s",
+              serverCpuMillis,
+              clientCpuMillis,
+              serverThreads);
+    }
+  }
+
+  /** Makes connection {@code c}'s share of a pass, reporting to {@code tally}. */
+  private interface JobMaker {
+    Pipeline.Job make(int c, int connections, DuplicateCheck.Tally tally);
+  }
 
   private static Pass redisPass(
       Options o,
@@ -398,6 +424,19 @@ public final class ClaimBench {
       String prefix,
       DuplicateCheck check)
       throws IOException {
+    return pass(
+        "redis",
+        o,
+        at,
+        o.redisPid(),
+        check,
+        (c, n, tally) -> tapjoy.job(sha, prefix, c, n, o.redisBatch(), tally));
+  }
+
+  /** Runs one pass over fresh connections, timed from the first command to the last reply. */
+  private static Pass pass(
+      String side, Options o, HostPort at, long pid, DuplicateCheck check, JobMaker maker)
+      throws IOException {
     List<RespConnection> connections = openAll(at, o);
     try {
       List<DuplicateCheck.Tally> tallies = new ArrayList<>();
@@ -405,12 +444,19 @@ public final class ClaimBench {
       for (int c = 0; c < connections.size(); c++) {
         DuplicateCheck.Tally tally = check.tally();
         tallies.add(tally);
-        jobs.add(tapjoy.job(sha, prefix, c, connections.size(), o.redisBatch(), tally));
+        jobs.add(maker.make(c, connections.size(), tally));
       }
+      long server = pid > 0 ? ProcStat.cpuTicks(pid) : -1;
+      Map<String, long[]> threads = pid > 0 ? ProcStat.threadTicks(pid) : Map.of();
+      long client = ProcStat.selfCpuTicks();
       long start = System.nanoTime();
       Pipeline.run(connections, jobs, o.inFlight());
       long wall = System.nanoTime() - start;
-      return new Pass(wall, checked("redis", check, tallies));
+      long clientMillis = (ProcStat.selfCpuTicks() - client) * ProcStat.TICK_MILLIS;
+      long serverMillis = pid > 0 ? (ProcStat.cpuTicks(pid) - server) * ProcStat.TICK_MILLIS : -1;
+      String byThread =
+          pid > 0 ? ProcStat.threadsSince(threads, ProcStat.threadTicks(pid), 100) : "";
+      return new Pass(wall, checked(side, check, tallies), serverMillis, clientMillis, byThread);
     } finally {
       closeAll(connections);
     }
@@ -533,6 +579,7 @@ public final class ClaimBench {
           infoValue(info, "Items"),
           infoValue(info, "Memory bytes"),
           infoValue(info, "Disk bytes"));
+      System.out.printf(Locale.ROOT, "idem: CPU in the pass: %s%n", pass.cpu());
       String side =
           String.format(
               Locale.ROOT,
@@ -556,22 +603,8 @@ public final class ClaimBench {
   private static Pass idemPass(
       Options o, HostPort at, IdemClaims idem, String key, DuplicateCheck check)
       throws IOException {
-    List<RespConnection> connections = openAll(at, o);
-    try {
-      List<DuplicateCheck.Tally> tallies = new ArrayList<>();
-      List<Pipeline.Job> jobs = new ArrayList<>();
-      for (int c = 0; c < connections.size(); c++) {
-        DuplicateCheck.Tally tally = check.tally();
-        tallies.add(tally);
-        jobs.add(idem.job(key, c, connections.size(), o.batch(), tally));
-      }
-      long start = System.nanoTime();
-      Pipeline.run(connections, jobs, o.inFlight());
-      long wall = System.nanoTime() - start;
-      return new Pass(wall, checked("idem", check, tallies));
-    } finally {
-      closeAll(connections);
-    }
+    return pass(
+        "idem", o, at, o.idemPid(), check, (c, n, tally) -> idem.job(key, c, n, o.batch(), tally));
   }
 
   // ---- Shared ----

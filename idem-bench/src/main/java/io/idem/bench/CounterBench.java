@@ -319,53 +319,16 @@ public final class CounterBench {
    */
   private static double settle(long pid) throws IOException, InterruptedException {
     long t0 = System.nanoTime();
-    long ticks = cpuTicks(pid);
+    long ticks = ProcStat.cpuTicks(pid);
     for (int i = 0; i < 120; i++) {
       Thread.sleep(1000);
-      long now = cpuTicks(pid);
+      long now = ProcStat.cpuTicks(pid);
       if (now - ticks < 5) { // clock ticks are 1/100 s
         break;
       }
       ticks = now;
     }
     return (System.nanoTime() - t0) / 1e9;
-  }
-
-  /** utime + stime of a process, in clock ticks, from /proc. */
-  private static long cpuTicks(long pid) throws IOException {
-    long[] t = userSystemTicks(java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat")));
-    return t[0] + t[1];
-  }
-
-  /** utime and stime from a /proc stat line (fields 14 and 15, counted after the name's ')'). */
-  private static long[] userSystemTicks(String stat) {
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
-  }
-
-  /**
-   * User and system clock ticks of each thread name of a process (threads of one name summed), from
-   * /proc: where a server's CPU goes, the kernel's part included.
-   */
-  private static Map<String, long[]> threadTicks(long pid) throws IOException {
-    Map<String, long[]> out = new java.util.TreeMap<>();
-    try (var tasks = java.nio.file.Files.list(Path.of("/proc/" + pid + "/task"))) {
-      for (Path task : (Iterable<Path>) tasks::iterator) {
-        String stat;
-        try {
-          stat = java.nio.file.Files.readString(task.resolve("stat"));
-        } catch (java.nio.file.NoSuchFileException gone) {
-          continue; // the thread ended
-        }
-        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        name = name.replaceAll("[0-9]+$", "#"); // one line for a pool's threads
-        long[] ticks = userSystemTicks(stat);
-        long[] t = out.computeIfAbsent(name, k -> new long[2]);
-        t[0] += ticks[0];
-        t[1] += ticks[1];
-      }
-    }
-    return out;
   }
 
   private static void latency(
@@ -385,10 +348,10 @@ public final class CounterBench {
     }
     int per = t.side().leavesPerName();
     RateRun.run(t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, 5, connections);
-    long ticks = cpuTicks(t.pid());
+    long ticks = ProcStat.cpuTicks(t.pid());
     long self = ProcessHandle.current().pid();
-    long clientTicks = cpuTicks(self);
-    Map<String, long[]> before = threadTicks(t.pid());
+    long clientTicks = ProcStat.cpuTicks(self);
+    Map<String, long[]> before = ProcStat.threadTicks(t.pid());
     RateRun.Result res =
         RateRun.run(
             t.at().host(),
@@ -401,20 +364,12 @@ public final class CounterBench {
             connections);
     // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
     // latency alone hides once queues build.
-    long cpuMicros = (cpuTicks(t.pid()) - ticks) * 10_000;
+    long cpuMicros = (ProcStat.cpuTicks(t.pid()) - ticks) * 10_000;
     // The client's too: it shares the machine's cores with the server.
-    long clientMicros = (cpuTicks(self) - clientTicks) * 10_000;
-    StringBuilder byThread = new StringBuilder(t.side().label() + ": CPU by thread, ms user+sys:");
-    threadTicks(t.pid())
-        .forEach(
-            (name, after) -> {
-              long[] b = before.getOrDefault(name, new long[2]);
-              long user = (after[0] - b[0]) * 10;
-              long sys = (after[1] - b[1]) * 10;
-              if (user + sys >= 100) {
-                byThread.append(String.format(Locale.ROOT, " %s %d+%d;", name, user, sys));
-              }
-            });
+    long clientMicros = (ProcStat.cpuTicks(self) - clientTicks) * 10_000;
+    StringBuilder byThread =
+        new StringBuilder(t.side().label() + ": CPU by thread, ms user+sys:")
+            .append(ProcStat.threadsSince(before, ProcStat.threadTicks(t.pid()), 100));
     byThread.append(
         String.format(
             Locale.ROOT, " client CPU %.1f µs/query", (double) clientMicros / res.queries()));

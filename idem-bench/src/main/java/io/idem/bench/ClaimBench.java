@@ -30,10 +30,10 @@ import org.jspecify.annotations.Nullable;
  *     [--redis-pid PID] [--idem-pid PID] [--idem-dir DIR]
  * </pre>
  *
- * <p>Each side gets an unmeasured warm-up pass of the same claims on other keys, deleted after,
- * then the measured pass on fresh keys. A side passes only if it reports exactly the workload's
- * duplicates, each once; otherwise the run fails (exit status 1). {@code --help} lists every
- * option. scripts/bench-claims.sh starts both servers and runs this.
+ * <p>Each side gets unmeasured warm-up passes of the same claims on other keys (two by default),
+ * each deleted after, then the measured pass on fresh keys. A side passes only if it reports
+ * exactly the workload's duplicates, each once; otherwise the run fails (exit status 1). {@code
+ * --help} lists every option. scripts/bench-claims.sh starts both servers and runs this.
  */
 public final class ClaimBench {
   /*
@@ -82,7 +82,7 @@ public final class ClaimBench {
       long idemCapacity,
       int inFlight,
       int timeoutMillis,
-      boolean warmup,
+      int warmups,
       boolean keep,
       long redisPid,
       long idemPid,
@@ -152,7 +152,10 @@ public final class ClaimBench {
                             --claims; 0 leaves it out for the server's default)
         --in-flight N       unanswered commands per connection at most (default 128)
         --timeout-ms N      longest wait for a reply (default 120000)
-        --no-warmup         skip the unmeasured warm-up pass
+        --warmups N         unmeasured warm-up passes, each on a fresh key (default 2: the
+                            second lets the JIT recompile what the first table's creation and
+                            deletion made it throw away)
+        --no-warmup         the same as --warmups 0
         --keep              keep the measured keys (default: deleted after the figures)
         --redis-pid PID     read Redis's RSS from /proc (else INFO's used_memory_rss)
         --idem-pid PID      read Idem's RSS from /proc
@@ -179,7 +182,7 @@ public final class ClaimBench {
 
   static Options parse(String[] args) {
     Map<String, String> values = new LinkedHashMap<>();
-    boolean warmup = true;
+    boolean noWarmup = false;
     boolean keep = false;
     for (int k = 0; k < args.length; k++) {
       String a = args[k];
@@ -188,7 +191,7 @@ public final class ClaimBench {
         System.exit(0);
       }
       if (a.equals("--no-warmup")) {
-        warmup = false;
+        noWarmup = true;
         continue;
       }
       if (a.equals("--keep")) {
@@ -245,7 +248,7 @@ public final class ClaimBench {
         number(values, "--idem-capacity", claims, 0, 1L << 40),
         (int) number(values, "--in-flight", 128, 1, 1_000_000),
         (int) number(values, "--timeout-ms", 120_000, 1, 3_600_000),
-        warmup,
+        noWarmup ? 0 : (int) number(values, "--warmups", 2, 0, 100),
         keep,
         number(values, "--redis-pid", -1, 1, Integer.MAX_VALUE),
         number(values, "--idem-pid", -1, 1, Integer.MAX_VALUE),
@@ -267,6 +270,7 @@ public final class ClaimBench {
           "--bucket-ids",
           "--idem-capacity",
           "--in-flight",
+          "--warmups",
           "--timeout-ms",
           "--redis-pid",
           "--idem-pid",
@@ -338,7 +342,7 @@ public final class ClaimBench {
             "redis: WARNING: some buckets exceed hash-max-listpack-entries and leave the compact"
                 + " encoding Tapjoy relies on; raise it (Redis 2.x's default was 512)");
       }
-      if (o.warmup()) {
+      for (int k = 0; k < o.warmups(); k++) {
         delete(admin, tapjoy.keys(REDIS_WARMUP_PREFIX));
         long warm = redisPass(o, at, tapjoy, sha, REDIS_WARMUP_PREFIX, check).wallNanos;
         delete(admin, tapjoy.keys(REDIS_WARMUP_PREFIX));
@@ -540,7 +544,7 @@ public final class ClaimBench {
       admin.callOk("PING");
       System.out.printf(
           Locale.ROOT, "idem at %s: one EXACT table, window %s%n", at, IdemClaims.WINDOW);
-      if (o.warmup()) {
+      for (int k = 0; k < o.warmups(); k++) {
         IdemClaims.reserve(admin, IDEM_WARMUP_KEY, o.idemCapacity());
         long warm = idemPass(o, at, idem, IDEM_WARMUP_KEY, check).wallNanos;
         admin.callOk("DEL", IDEM_WARMUP_KEY);

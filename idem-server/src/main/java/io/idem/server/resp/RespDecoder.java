@@ -285,13 +285,28 @@ public final class RespDecoder extends ByteToMessageDecoder {
     return true;
   }
 
+  /**
+   * Reads {@code length} bytes into {@code dst}. From a direct buffer of one region, through its
+   * internal NIO view: without Netty's Unsafe (off by default on Java 24 and later) {@code
+   * readBytes} copies through a new duplicate of the buffer each call, one object per argument
+   * read.
+   */
+  private static void readInto(ByteBuf in, byte[] dst, int offset, int length) {
+    if (in.isDirect() && in.nioBufferCount() == 1) {
+      in.internalNioBuffer(in.readerIndex(), length).get(dst, offset, length);
+      in.skipBytes(length);
+    } else {
+      in.readBytes(dst, offset, length);
+    }
+  }
+
   private @Nullable Object readBulkData(ByteBuf in) {
     int readable = in.readableBytes();
     int missing = bulkLength - bulkRead;
     if (chunk == null && readable >= missing) {
       // The whole bulk is here, the usual case: one copy straight into the argument.
       byte[] whole = new byte[bulkLength];
-      in.readBytes(whole);
+      readInto(in, whole, 0, bulkLength);
       chunk = whole;
       bulkRead = bulkLength;
       state = State.BULK_CR;
@@ -312,7 +327,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
         chunkFill = 0;
       }
       int n = Math.min(in.readableBytes(), c.length - chunkFill);
-      in.readBytes(c, chunkFill, n);
+      readInto(in, c, chunkFill, n);
       chunkFill += n;
       bulkRead += n;
     }

@@ -57,6 +57,11 @@ final class Decoding {
 
   /** Feeds input cut at {@code cuts} through {@code decoder} and returns what it emitted. */
   static List<Object> decodeObjects(byte[] input, int[] cuts, RespDecoder decoder) {
+    return decodeObjects(input, cuts, decoder, false);
+  }
+
+  /** As above, each read in a direct buffer if {@code direct} (a server's socket reads are). */
+  static List<Object> decodeObjects(byte[] input, int[] cuts, RespDecoder decoder, boolean direct) {
     EmbeddedChannel channel = new EmbeddedChannel(decoder);
     try {
       List<Object> out = new ArrayList<>();
@@ -64,7 +69,9 @@ final class Decoding {
       for (int i = 0; i <= cuts.length; i++) {
         int to = i < cuts.length ? cuts[i] : input.length;
         if (to > from) {
-          ByteBuf piece = channel.alloc().buffer(to - from).writeBytes(input, from, to - from);
+          ByteBuf piece =
+              (direct ? channel.alloc().directBuffer(to - from) : channel.alloc().buffer(to - from))
+                  .writeBytes(input, from, to - from);
           channel.writeInbound(piece);
           drain(channel, out);
         }

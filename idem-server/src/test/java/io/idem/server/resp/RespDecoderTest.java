@@ -146,6 +146,25 @@ class RespDecoderTest {
   }
 
   @Test
+  void decode_directBuffersInRandomSplits_sameAsWhole() {
+    // Bulks are copied out of a direct buffer through its NIO view, not readBytes: same bytes.
+    SplittableRandom random = new SplittableRandom(20261122);
+    for (byte[] input : CORPUS) {
+      List<String> expected = whole(input);
+      for (int trial = 0; trial < 50; trial++) {
+        int meanPiece = Math.max(input.length / 50, 1 + random.nextInt(40));
+        int[] cuts = trial == 0 ? new int[0] : Decoding.randomCuts(input.length, meanPiece, random);
+        List<String> shown = new ArrayList<>();
+        for (Object o :
+            Decoding.decodeObjects(input, cuts, new RespDecoder(() -> RespLimits.DEFAULTS), true)) {
+          shown.add(Decoding.show(o));
+        }
+        assertThat(shown).as("cuts %s", Arrays.toString(cuts)).isEqualTo(expected);
+      }
+    }
+  }
+
+  @Test
   void decode_respInPieces_consumesEveryByteAtOnce() {
     // What makes the cumulation cheap: after each read nothing is left in it, so Netty hands the
     // next read's buffer over without copying.

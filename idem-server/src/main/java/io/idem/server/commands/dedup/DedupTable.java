@@ -83,6 +83,14 @@ public final class DedupTable {
   /** Live slices by index; a slice absent from the map is live and empty. */
   private final TreeMap<Long, Slice> slices = new TreeMap<>();
 
+  /**
+   * The slice the last claim went to, and its index: claims arrive in about time order, so most
+   * find their slice here, without a boxed key and a tree walk per claim. Cleared when slices drop.
+   */
+  private @Nullable Slice recentSlice;
+
+  private long recentSliceIndex;
+
   /** The lowest slice index still live. */
   private long floor;
 
@@ -210,6 +218,7 @@ public final class DedupTable {
 
   void dropBelow(long to) {
     slices.headMap(to).clear();
+    recentSlice = null;
     floor = Math.max(floor, to);
   }
 
@@ -322,7 +331,7 @@ public final class DedupTable {
    * A cuckoo filter knows only when an insert fails: {@link #addToSlice} asks then.
    */
   long growthBytes(long slice) {
-    Slice s = slices.get(slice);
+    Slice s = recentSlice != null && recentSliceIndex == slice ? recentSlice : slices.get(slice);
     if (s == null) {
       return params.mode() == Mode.RECENT ? 48 : firstLayerBytes();
     }
@@ -602,7 +611,16 @@ public final class DedupTable {
    * @throws CommandException if it needs a table it may not add; nothing is changed then
    */
   private void addToSlice(long slice, long h1, long h2, LongPredicate fits) {
-    Slice s = slices.computeIfAbsent(slice, k -> newSlice());
+    Slice s = recentSlice;
+    if (s == null || recentSliceIndex != slice) {
+      s = slices.get(slice);
+      if (s == null) {
+        s = newSlice();
+        slices.put(slice, s);
+      }
+      recentSlice = s;
+      recentSliceIndex = slice;
+    }
     switch (s.filter) {
       case ScalableBloomFilter f -> f.addUnchecked(h1, h2);
       case CuckooFilter f -> {

@@ -13,8 +13,32 @@ import java.util.Arrays;
  */
 final class PendingClaims {
 
-  private byte[] arena = new byte[0];
+  /*
+   * The arena is a list of chunks, so it grows without copying what it holds: a doubling array
+   * copied every byte again at each step, and two million claims allocated some 300 MB in copies
+   * in the benchmark's burst. A record never spans chunks. An offset is the chunk's number over
+   * CHUNK_SHIFT bits and the position in it. The first chunk starts small and doubles up to a
+   * chunk's size, so a table with few pending claims holds little.
+   */
+  private static final int CHUNK_SHIFT = 20;
+  private static final int CHUNK = 1 << CHUNK_SHIFT;
+
+  /** Offsets are non-negative ints: at most this many chunks (2 GiB). */
+  private static final int MAX_CHUNKS = Integer.MAX_VALUE / CHUNK + 1;
+
+  private byte[][] chunks = {new byte[0]};
+
+  /** The bytes used in each full chunk (the last one's are {@link #used}). */
+  private int[] fills = new int[1];
+
+  /** The chunk being filled. */
+  private int last;
+
+  /** Bytes used in the last chunk. */
   private int used;
+
+  /** Bytes of all chunks, used or not. */
+  private long allocated;
 
   /**
    * Open addressing by the id's hash h1: slot i holds 0 (free) or the high 32 bits of h1 over the
@@ -37,7 +61,7 @@ final class PendingClaims {
   }
 
   long bytes() {
-    return arena.length + index.length * 8L;
+    return allocated + index.length * 8L;
   }
 
   private static long entry(long h1, int off) {
@@ -63,22 +87,63 @@ final class PendingClaims {
       grow();
     }
     int need = 8 + 2 + id.length + 1 + owner.length + 1;
-    if (used + need > arena.length) {
-      arena = Arrays.copyOf(arena, Math.max(Math.max(1024, arena.length * 2), used + need));
-    }
-    int off = used;
-    putLong(arena, off, slice);
-    arena[off + 8] = (byte) (id.length >>> 8);
-    arena[off + 9] = (byte) id.length;
-    System.arraycopy(id, 0, arena, off + 10, id.length);
-    int o = off + 10 + id.length;
-    arena[o] = (byte) owner.length;
-    System.arraycopy(owner, 0, arena, o + 1, owner.length);
-    arena[o + 1 + owner.length] = 0;
+    byte[] c = room(need);
+    int p = used;
+    int off = last << CHUNK_SHIFT | p;
+    putLong(c, p, slice);
+    c[p + 8] = (byte) (id.length >>> 8);
+    c[p + 9] = (byte) id.length;
+    System.arraycopy(id, 0, c, p + 10, id.length);
+    int o = p + 10 + id.length;
+    c[o] = (byte) owner.length;
+    System.arraycopy(owner, 0, c, o + 1, owner.length);
+    c[o + 1 + owner.length] = 0;
     used += need;
     insert(entry(h1, off), h1);
     count++;
     return off;
+  }
+
+  /**
+   * The chunk with room for {@code need} more bytes at {@link #used}: the last one, grown or new.
+   */
+  private byte[] room(int need) {
+    byte[] c = chunks[last];
+    if (used + need <= c.length) {
+      return c;
+    }
+    if (need > CHUNK) {
+      throw new IllegalArgumentException("a pending claim of " + need + " bytes");
+    }
+    if (last == 0 && c.length < CHUNK) { // the first chunk doubles, up to a chunk's size
+      int size = Math.min(CHUNK, Math.max(used + need, Math.max(1024, c.length * 2)));
+      if (used + need <= size) {
+        allocated += size - c.length;
+        c = chunks[0] = Arrays.copyOf(c, size);
+        return c;
+      }
+    }
+    if (last + 1 == MAX_CHUNKS) {
+      throw new IllegalStateException("pending claims past " + MAX_CHUNKS + " chunks");
+    }
+    if (last + 1 == chunks.length) {
+      chunks = Arrays.copyOf(chunks, chunks.length * 2);
+      fills = Arrays.copyOf(fills, chunks.length);
+    }
+    fills[last] = used;
+    last++;
+    used = 0;
+    c = chunks[last] = new byte[CHUNK];
+    allocated += CHUNK;
+    return c;
+  }
+
+  private byte[] chunk(int off) {
+    return chunks[off >>> CHUNK_SHIFT];
+  }
+
+  private static int pos(int off) {
+    return off & (CHUNK - 1);
   }
 
   /** Sink for {@link #touch}: keeps its loads from being optimized away. */
@@ -162,56 +227,86 @@ final class PendingClaims {
   }
 
   private boolean idEquals(int off, byte[] id) {
-    int len = idLength(off);
-    return len == id.length && Arrays.equals(arena, off + 10, off + 10 + len, id, 0, id.length);
+    byte[] c = chunk(off);
+    int p = pos(off) + 10;
+    int len = idLength(c, p - 10);
+    return len == id.length && Arrays.equals(c, p, p + len, id, 0, id.length);
   }
 
   long slice(int off) {
-    return getLong(arena, off);
+    return getLong(chunk(off), pos(off));
   }
 
   /** The h1 of the record's id, hashed where it lies. */
   long h1(int off, io.idem.core.hash.Hash128 h) {
-    return h.hash(arena, off + 10, idLength(off)).h1();
+    byte[] c = chunk(off);
+    return h.hash(c, pos(off) + 10, idLength(c, pos(off))).h1();
   }
 
   int idLength(int off) {
-    return (arena[off + 8] & 0xff) << 8 | arena[off + 9] & 0xff;
+    return idLength(chunk(off), pos(off));
+  }
+
+  private static int idLength(byte[] c, int p) {
+    return (c[p + 8] & 0xff) << 8 | c[p + 9] & 0xff;
   }
 
   byte[] id(int off) {
-    return Arrays.copyOfRange(arena, off + 10, off + 10 + idLength(off));
+    byte[] c = chunk(off);
+    int p = pos(off) + 10;
+    return Arrays.copyOfRange(c, p, p + idLength(c, p - 10));
   }
 
-  private int ownerAt(int off) {
-    return off + 10 + idLength(off);
+  /** The position of the owner's length byte in the record's chunk. */
+  private static int ownerAt(byte[] c, int p) {
+    return p + 10 + idLength(c, p);
   }
 
   byte[] owner(int off) {
-    int o = ownerAt(off);
-    return Arrays.copyOfRange(arena, o + 1, o + 1 + (arena[o] & 0xff));
+    byte[] c = chunk(off);
+    int o = ownerAt(c, pos(off));
+    return Arrays.copyOfRange(c, o + 1, o + 1 + (c[o] & 0xff));
   }
 
-  private int releasedAt(int off) {
-    int o = ownerAt(off);
-    return o + 1 + (arena[o] & 0xff);
+  /** The position of the released flag in the record's chunk. */
+  private static int releasedAt(byte[] c, int p) {
+    int o = ownerAt(c, p);
+    return o + 1 + (c[o] & 0xff);
   }
 
   boolean isReleased(int off) {
-    return arena[releasedAt(off)] != 0;
+    byte[] c = chunk(off);
+    return c[releasedAt(c, pos(off))] != 0;
   }
 
   void release(int off) {
     if (!isReleased(off)) {
-      arena[releasedAt(off)] = 1;
+      byte[] c = chunk(off);
+      c[releasedAt(c, pos(off))] = 1;
       released++;
     }
   }
 
-  /** Writes the arena as it is (u32 length | records): a snapshot copies it, not each record. */
+  /**
+   * Writes the arena as it is (u32 length | records): a snapshot copies it, chunk by chunk, not
+   * each record. The records follow each other as if in one array.
+   */
   void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
-    out.writeInt(used);
-    out.write(arena, 0, used);
+    long total = 0;
+    for (int k = 0; k <= last; k++) {
+      total += fill(k);
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new java.io.IOException("pending claims of " + total + " bytes");
+    }
+    out.writeInt((int) total);
+    for (int k = 0; k <= last; k++) {
+      out.write(chunks[k], 0, fill(k));
+    }
+  }
+
+  private int fill(int k) {
+    return k == last ? used : fills[k];
   }
 
   /**
@@ -261,8 +356,12 @@ final class PendingClaims {
 
   /** Calls {@code each} with the offset of every record, in the order added. */
   void forEach(java.util.function.IntConsumer each) {
-    for (int off = 0; off < used; off = releasedAt(off) + 1) {
-      each.accept(off);
+    for (int k = 0; k <= last; k++) {
+      byte[] c = chunks[k];
+      int end = fill(k);
+      for (int p = 0; p < end; p = releasedAt(c, p) + 1) {
+        each.accept(k << CHUNK_SHIFT | p);
+      }
     }
   }
 

@@ -125,7 +125,14 @@ public final class WindowedCounters extends WindowedTable {
     long[][] spans = spans(millis, resolution, end);
     long[] first = spans[0];
     long[] last = spans[1];
-    List<byte[]> keys = new java.util.ArrayList<>();
+    long rowsPerName = 0; // sized up front: growing the list cost a query more than its keys
+    for (int r = 0; r < resolutions.length; r++) {
+      if (first[r] != Long.MAX_VALUE) {
+        rowsPerName += Math.floorDiv(last[r], SLOTS) - Math.floorDiv(first[r], SLOTS) + 1;
+      }
+    }
+    List<byte[]> keys =
+        new java.util.ArrayList<>((int) Math.min(names.length * rowsPerName, 1 << 16));
     for (byte[] name : names) {
       for (int r = 0; r < resolutions.length; r++) {
         if (first[r] == Long.MAX_VALUE) {

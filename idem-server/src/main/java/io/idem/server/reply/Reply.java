@@ -82,8 +82,28 @@ public sealed interface Reply {
     return new Error("ERR " + message);
   }
 
+  /**
+   * Shared replies for 0 to 1023: counts and sums are mostly small, and one COUNTER.QUERY replies
+   * with dozens of them.
+   */
+  final class SmallInts {
+    private static final Int[] CACHE = new Int[1024];
+
+    static {
+      CACHE[0] = ZERO;
+      CACHE[1] = ONE;
+      for (int i = 2; i < CACHE.length; i++) {
+        CACHE[i] = new Int(i);
+      }
+    }
+
+    private SmallInts() {}
+  }
+
   static Int integer(long value) {
-    return value == 0 ? ZERO : value == 1 ? ONE : new Int(value);
+    return value >= 0 && value < SmallInts.CACHE.length
+        ? SmallInts.CACHE[(int) value]
+        : new Int(value);
   }
 
   static Bulk bulk(byte[] bytes) {

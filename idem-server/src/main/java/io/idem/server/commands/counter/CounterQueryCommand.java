@@ -7,8 +7,6 @@ import io.idem.server.command.Handler;
 import io.idem.server.commands.window.Windows;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * COUNTER.QUERY key time window [window ...] NAMES name [name ...] — for each name, its count in
@@ -44,13 +42,13 @@ public final class CounterQueryCommand implements Handler {
     } catch (IOException e) {
       throw new CommandException(Counters.CORRUPT);
     }
-    List<Reply> out = new ArrayList<>(sums.length);
-    for (long[] nameSums : sums) {
-      List<Reply> perWindow = new ArrayList<>(nameSums.length);
-      for (long s : nameSums) {
-        perWindow.add(Reply.integer(s));
+    Reply[] out = new Reply[sums.length];
+    for (int n = 0; n < sums.length; n++) {
+      Reply[] perWindow = new Reply[sums[n].length];
+      for (int w = 0; w < perWindow.length; w++) {
+        perWindow[w] = Reply.integer(sums[n][w]);
       }
-      out.add(Reply.array(perWindow));
+      out[n] = Reply.array(perWindow);
     }
     return Reply.array(out);
   }

@@ -25,9 +25,15 @@ final class ProcStat {
     return t[0] + t[1];
   }
 
-  /** utime + stime of this process, in clock ticks. */
-  static long selfCpuTicks() throws IOException {
-    return cpuTicks(ProcessHandle.current().pid());
+  /**
+   * CPU time of this process in milliseconds, or -1 where the platform does not say (not /proc).
+   */
+  static long selfCpuMillis() {
+    return ProcessHandle.current()
+        .info()
+        .totalCpuDuration()
+        .map(java.time.Duration::toMillis)
+        .orElse(-1L);
   }
 
   /** utime and stime from a /proc stat line (fields 14 and 15, counted after the name's ')'). */

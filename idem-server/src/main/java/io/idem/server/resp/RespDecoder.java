@@ -287,7 +287,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   /**
    * Reads {@code length} bytes into {@code dst}. From a direct buffer of one region, through its
-   * internal NIO view: without Netty's Unsafe (off by default on Java 24 and later) {@code
+   * internal NIO view: without Netty's Unsafe (off by default on Java 25) {@code
    * readBytes} copies through a new duplicate of the buffer each call, one object per argument
    * read.
    */

@@ -118,6 +118,40 @@ class PendingClaimsTest {
   }
 
   @Test
+  void aRecordEndingAtAChunksEndStaysInIt() {
+    PendingClaims p = new PendingClaims();
+    int full = (1 << 20) / 36; // records of 36 bytes: 16-byte ids, 8-byte owners
+    Random r = new Random(3);
+    int off = -1;
+    for (int i = 0; i < full - 1; i++) {
+      byte[] id = new byte[16];
+      r.nextBytes(id);
+      off = p.add(1, h1(id), id, new byte[8]);
+    }
+    // The chunk has 36 + (2^20 mod 36) bytes left: one record of exactly that size fills it.
+    int left = (1 << 20) - (full - 1) * 36;
+    byte[] last = new byte[left - 12 - 8];
+    r.nextBytes(last);
+    int lastOff = p.add(1, h1(last), last, new byte[8]);
+    assertThat(lastOff).isEqualTo((1 << 20) - left);
+    assertThat(lastOff >>> 20).as("still the first chunk").isZero();
+    byte[] next = new byte[16];
+    r.nextBytes(next);
+    assertThat(p.add(1, h1(next), next, new byte[8]))
+        .as("the second chunk's start")
+        .isEqualTo(1 << 20);
+    assertThat(p.find(h1(last), last, 0)).isEqualTo(lastOff);
+    assertThat(p.find(h1(next), next, 0)).isEqualTo(1 << 20);
+    assertThat(p.bytes() - (2L << 20))
+        .as("two full chunks and the index, 8 bytes a slot, at most four slots a claim")
+        .isPositive()
+        .isLessThanOrEqualTo(32L * p.count());
+    List<Integer> listed = new ArrayList<>();
+    p.forEach(listed::add);
+    assertThat(listed).hasSize(full + 1).endsWith(off, lastOff, 1 << 20);
+  }
+
+  @Test
   void aSmallArenaStaysSmall() {
     PendingClaims p = new PendingClaims();
     p.add(1, h1(new byte[16]), new byte[16], new byte[8]);

@@ -287,9 +287,8 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   /**
    * Reads {@code length} bytes into {@code dst}. From a direct buffer of one region, through its
-   * internal NIO view: without Netty's Unsafe (off by default on Java 25) {@code
-   * readBytes} copies through a new duplicate of the buffer each call, one object per argument
-   * read.
+   * internal NIO view: without Netty's Unsafe (off by default on Java 25) {@code readBytes} copies
+   * through a new duplicate of the buffer each call, one object per argument read.
    */
   private static void readInto(ByteBuf in, byte[] dst, int offset, int length) {
     if (in.isDirect() && in.nioBufferCount() == 1) {

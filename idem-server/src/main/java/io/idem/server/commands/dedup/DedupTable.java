@@ -331,7 +331,7 @@ public final class DedupTable {
    * A cuckoo filter knows only when an insert fails: {@link #addToSlice} asks then.
    */
   long growthBytes(long slice) {
-    Slice s = recentSlice != null && recentSliceIndex == slice ? recentSlice : slices.get(slice);
+    Slice s = findSlice(slice);
     if (s == null) {
       return params.mode() == Mode.RECENT ? 48 : firstLayerBytes();
     }
@@ -603,6 +603,11 @@ public final class DedupTable {
     return false;
   }
 
+  /** The live slice of this index, or null: the last claim's slice first, then the map. */
+  private @Nullable Slice findSlice(long slice) {
+    return recentSlice != null && recentSliceIndex == slice ? recentSlice : slices.get(slice);
+  }
+
   /**
    * Adds a claim the filters were asked about (and found absent, or hold in no other slice) to its
    * slice's filter.
@@ -611,16 +616,13 @@ public final class DedupTable {
    * @throws CommandException if it needs a table it may not add; nothing is changed then
    */
   private void addToSlice(long slice, long h1, long h2, LongPredicate fits) {
-    Slice s = recentSlice;
-    if (s == null || recentSliceIndex != slice) {
-      s = slices.get(slice);
-      if (s == null) {
-        s = newSlice();
-        slices.put(slice, s);
-      }
-      recentSlice = s;
-      recentSliceIndex = slice;
+    Slice s = findSlice(slice);
+    if (s == null) {
+      s = newSlice();
+      slices.put(slice, s);
     }
+    recentSlice = s;
+    recentSliceIndex = slice;
     switch (s.filter) {
       case ScalableBloomFilter f -> f.addUnchecked(h1, h2);
       case CuckooFilter f -> {

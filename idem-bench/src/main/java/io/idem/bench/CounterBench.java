@@ -372,7 +372,13 @@ public final class CounterBench {
             .append(ProcStat.threadsSince(before, ProcStat.threadTicks(t.pid()), 100));
     byThread.append(
         String.format(
-            Locale.ROOT, " client CPU %.1f µs/query", (double) clientMicros / res.queries()));
+            Locale.ROOT,
+            " client CPU %.1f µs/query (sending threads %.1f+%.1f, reading %.1f+%.1f user+sys)",
+            (double) clientMicros / res.queries(),
+            res.writersCpu()[0] / 1e3 / res.queries(),
+            res.writersCpu()[1] / 1e3 / res.queries(),
+            res.readersCpu()[0] / 1e3 / res.queries(),
+            res.readersCpu()[1] / 1e3 / res.queries()));
     System.err.println(byThread);
     Histogram h = res.fromSchedule();
     r.put("achieved", fmt(res.queries() / res.seconds()));

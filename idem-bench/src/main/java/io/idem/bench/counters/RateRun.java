@@ -3,6 +3,8 @@ package io.idem.bench.counters;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
@@ -23,8 +25,19 @@ import org.HdrHistogram.Histogram;
  */
 public final class RateRun {
 
-  /** Latencies in microseconds, from the schedule and from the actual send, and what was done. */
-  public record Result(Histogram fromSchedule, Histogram fromSend, long queries, double seconds) {}
+  /**
+   * Latencies in microseconds, from the schedule and from the actual send, what was done, and the
+   * CPU the client's sending and reading threads took: {user, system} nanoseconds each.
+   */
+  public record Result(
+      Histogram fromSchedule,
+      Histogram fromSend,
+      long queries,
+      double seconds,
+      long[] writersCpu,
+      long[] readersCpu) {}
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   private RateRun() {}
 
@@ -67,14 +80,29 @@ public final class RateRun {
       l.start();
     }
     long done = 0;
+    long[] writers = new long[2];
+    long[] readers = new long[2];
     for (Lane l : lanes) {
       l.join();
       fromSchedule.add(l.fromSchedule);
       fromSend.add(l.fromSend);
       done += l.received;
+      add(writers, l.writerCpu);
+      add(readers, l.readerCpu);
     }
     double elapsed = (System.nanoTime() - start) / 1e9;
-    return new Result(fromSchedule, fromSend, done, elapsed);
+    return new Result(fromSchedule, fromSend, done, elapsed, writers, readers);
+  }
+
+  private static void add(long[] sum, long[] cpu) {
+    sum[0] += cpu[0];
+    sum[1] += cpu[1];
+  }
+
+  /** The calling thread's {user, system} CPU nanoseconds. */
+  private static long[] ownCpu() {
+    long user = THREADS.getCurrentThreadUserTime();
+    return new long[] {user, THREADS.getCurrentThreadCpuTime() - user};
   }
 
   private static final class Lane {
@@ -96,6 +124,8 @@ public final class RateRun {
     volatile long sentCount;
     volatile boolean writerDone;
     volatile IOException failure;
+    volatile long[] writerCpu = new long[2];
+    volatile long[] readerCpu = new long[2];
     Thread writer;
     Thread reader;
 
@@ -167,6 +197,8 @@ public final class RateRun {
         writerDone = true;
       } catch (IOException e) {
         failure = e;
+      } finally {
+        writerCpu = ownCpu();
       }
     }
 
@@ -193,6 +225,8 @@ public final class RateRun {
         failure = e;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } finally {
+        readerCpu = ownCpu();
       }
     }
   }

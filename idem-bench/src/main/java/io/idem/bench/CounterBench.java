@@ -42,6 +42,7 @@ public final class CounterBench {
           "--population",
           "--rate",
           "--seconds",
+          "--warmup",
           "--connections",
           "--seed",
           "--in-flight");
@@ -50,11 +51,13 @@ public final class CounterBench {
       """
       usage: CounterBench [--redis HOST:PORT --redis-pid PID] [--idem HOST:PORT --idem-pid PID
                           --idem-dir DIR] [--events N] [--population N] [--rate Q] [--seconds S]
-                          [--connections C] [--seed N] [--in-flight N]
+                          [--warmup S] [--connections C] [--seed N] [--in-flight N]
         --events       events in the day loaded (default 400000), each with 30 features
         --population   values per feature type, drawn with weight ~1/rank (default 1000000)
         --rate         queries a second in the latency run (default 20000)
-        --seconds      length of the measured latency run (default 20; 5 more of warm-up)
+        --seconds      length of the measured latency run (default 20)
+        --warmup       seconds of the same queries before it (default 15): long enough for the
+                       JIT's one C2 thread, which the queries starve, to compile their path
         --connections  connections per side for the load and the latency run (default 2)
       """;
 
@@ -91,6 +94,7 @@ public final class CounterBench {
     int population = (int) number(v, "--population", 1_000_000, 10, 1_000_000_000);
     double rate = number(v, "--rate", 20_000, 1, 1_000_000);
     double seconds = number(v, "--seconds", 20, 1, 3600);
+    double warmup = number(v, "--warmup", 15, 0, 3600);
     int connections = (int) number(v, "--connections", 2, 1, 64);
     long seed = number(v, "--seed", 42, 0, Long.MAX_VALUE);
     int inFlight = (int) number(v, "--in-flight", 20_000, 1, 1_000_000);
@@ -134,7 +138,7 @@ public final class CounterBench {
       for (Target t : targets) {
         results.get(i).put("settle", fmt(settle(t.pid())));
       }
-      latency(targets.get(i), workload, end, rate, seconds, connections, results.get(i));
+      latency(targets.get(i), workload, end, rate, warmup, seconds, connections, results.get(i));
     }
     print(targets, results, workload, counters, rate, connections);
   }
@@ -336,6 +340,7 @@ public final class CounterBench {
       Events w,
       long end,
       double rate,
+      double warmup,
       double seconds,
       int connections,
       Map<String, String> r)
@@ -347,7 +352,10 @@ public final class CounterBench {
       queries.add(t.side().query(names, end));
     }
     int per = t.side().leavesPerName();
-    RateRun.run(t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, 5, connections);
+    if (warmup > 0) {
+      RateRun.run(
+          t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, warmup, connections);
+    }
     long ticks = ProcStat.cpuTicks(t.pid());
     long self = ProcessHandle.current().pid();
     long clientTicks = ProcStat.cpuTicks(self);

@@ -186,7 +186,9 @@ public final class RowCache {
             ? i
             : !holdsRow(second) ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
     Entry seen = way == i ? first : second;
-    Entry mine = new Entry(h, key, row == null ? ABSENT : row);
+    // Fresh copies, allocated with the entry, so that the three lie side by side in memory (and
+    // stay so when the collector moves them): a lookup then waits for one distant read, not three.
+    Entry mine = adjacent(h, key, row);
     beforeSwap.run();
     if (s.compareAndSet(way, seen, mine)) {
       counted(seen, mine);
@@ -221,10 +223,11 @@ public final class RowCache {
       Entry seen = s.get(i);
       Entry next;
       if (holds(seen, h, key)) {
-        next = new Entry(h, key, row == null ? ABSENT : row);
+        next = adjacent(h, key, row);
+      } else if (holdsRow(seen)) {
+        next = adjacent(seen.hash, seen.key, seen.row == ABSENT ? null : seen.row);
       } else {
-        next =
-            seen == null ? new Entry(0, NO_KEY, ABSENT) : new Entry(seen.hash, seen.key, seen.row);
+        next = new Entry(0, NO_KEY, ABSENT);
       }
       if (s.compareAndSet(i, seen, next)) {
         counted(seen, next);
@@ -257,6 +260,12 @@ public final class RowCache {
       filled.incrementAndGet();
     }
     bytes.addAndGet(size(now) - size(old));
+  }
+
+  private static Entry adjacent(int h, byte[] key, byte @Nullable [] row) {
+    byte[] k = key.clone();
+    byte[] r = row == null ? ABSENT : row.clone();
+    return new Entry(h, k, r);
   }
 
   private static @Nullable Object rowOf(Entry e) {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.server.commands.generic.Parse;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.Chars;
+import net.jqwik.api.constraints.StringLength;
 import org.junit.jupiter.api.Test;
 
 /** Redis's strict integer rules for client arguments. */
@@ -55,5 +58,71 @@ class GenericParseTest {
     for (String bad : new String[] {"", "-1", "+1", "18446744073709551616", "1x", " 1"}) {
       assertThat(Parse.unsignedOrNull(b(bad))).as(bad).isNull();
     }
+  }
+
+  @Test
+  void durationMillisOrNull_takesAPositiveNumberAndAUnit() {
+    assertThat(Parse.durationMillisOrNull(b("90"))).isEqualTo(90_000L);
+    assertThat(Parse.durationMillisOrNull(b("250ms"))).isEqualTo(250L);
+    assertThat(Parse.durationMillisOrNull(b("250MS"))).isEqualTo(250L);
+    assertThat(Parse.durationMillisOrNull(b("5s"))).isEqualTo(5_000L);
+    assertThat(Parse.durationMillisOrNull(b("15m"))).isEqualTo(900_000L);
+    assertThat(Parse.durationMillisOrNull(b("24h"))).isEqualTo(86_400_000L);
+    assertThat(Parse.durationMillisOrNull(b("7D"))).isEqualTo(604_800_000L);
+    assertThat(Parse.durationMillisOrNull(b("3650d"))).isEqualTo(Parse.MAX_DURATION_MILLIS);
+    for (String bad :
+        new String[] {
+          "",
+          "0",
+          "0h",
+          "-1h",
+          "+1h",
+          "024h",
+          "h",
+          "ms",
+          "s",
+          "1.5h",
+          "1 h",
+          "1hh",
+          "3651d",
+          "1234567890123",
+          "1w",
+          "٣h"
+        }) {
+      assertThat(Parse.durationMillisOrNull(b(bad))).as(bad).isNull();
+    }
+  }
+
+  /**
+   * What the parser did with strings before it read bytes: the reference it must still agree with.
+   */
+  private static Long durationModel(String arg) {
+    String s = arg.toLowerCase(Locale.ROOT);
+    long unit = 1000;
+    String digits = s;
+    for (String[] u :
+        new String[][] {
+          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
+        }) {
+      if (s.endsWith(u[0]) && s.length() > u[0].length()) {
+        digits = s.substring(0, s.length() - u[0].length());
+        unit = Long.parseLong(u[1]);
+        break;
+      }
+    }
+    Long n =
+        digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 12
+            ? Parse.longOrNull(b(digits))
+            : null;
+    return n == null || n <= 0 || n > Parse.MAX_DURATION_MILLIS / unit ? null : n * unit;
+  }
+
+  @Property(seed = "20261122")
+  void durationMillisOrNull_agreesWithTheStringModel(
+      @ForAll
+          @StringLength(max = 15)
+          @Chars({'0', '1', '2', '9', 'm', 's', 'M', 'S', 'h', 'd', 'x', '-'})
+          String arg) {
+    assertThat(Parse.durationMillisOrNull(b(arg))).as(arg).isEqualTo(durationModel(arg));
   }
 }

@@ -61,27 +61,51 @@ public final class Parse {
    * @return milliseconds, or null if the bytes are not such a duration
    */
   public static @Nullable Long durationMillisOrNull(byte[] arg) {
-    String s = new String(arg, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    // Byte by byte, without strings: a window query parses one per window.
+    int n = arg.length;
     long unit = 1000;
-    String digits = s;
-    for (String[] u :
-        new String[][] {
-          {"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}
-        }) {
-      if (s.endsWith(u[0]) && s.length() > u[0].length()) {
-        digits = s.substring(0, s.length() - u[0].length());
-        unit = Long.parseLong(u[1]);
-        break;
+    int digits = n;
+    if (n > 2 && lower(arg[n - 2]) == 'm' && lower(arg[n - 1]) == 's') {
+      unit = 1;
+      digits = n - 2;
+    } else if (n > 1) {
+      long u = unitMillis(lower(arg[n - 1]));
+      if (u > 0) {
+        unit = u;
+        digits = n - 1;
       }
     }
-    Long n =
-        digits.chars().allMatch(c -> c >= '0' && c <= '9') && digits.length() <= 12
-            ? longOrNull(digits.getBytes(StandardCharsets.ISO_8859_1))
-            : null;
-    if (n == null || n <= 0 || n > MAX_DURATION_MILLIS / unit) {
+    // Decimal digits without a leading zero (which also rules out 0), at most 12 of them.
+    if (digits == 0 || digits > 12 || arg[0] == '0') {
       return null;
     }
-    return n * unit;
+    long value = 0;
+    for (int i = 0; i < digits; i++) {
+      byte c = arg[i];
+      if (c < '0' || c > '9') {
+        return null;
+      }
+      value = value * 10 + (c - '0');
+    }
+    if (value > MAX_DURATION_MILLIS / unit) {
+      return null;
+    }
+    return value * unit;
+  }
+
+  private static int lower(byte b) {
+    return b >= 'A' && b <= 'Z' ? b + ('a' - 'A') : b;
+  }
+
+  /** A duration suffix's milliseconds ({@code s m h d}), or 0. */
+  private static long unitMillis(int suffix) {
+    return switch (suffix) {
+      case 's' -> 1000;
+      case 'm' -> 60_000;
+      case 'h' -> 3_600_000;
+      case 'd' -> 86_400_000;
+      default -> 0;
+    };
   }
 
   /**

@@ -28,6 +28,13 @@ public final class Replies {
       case Reply.Null n -> b.append("(nil)");
       case Reply.NullArray n -> b.append("(nil)");
       case Reply.Array a -> list(a.items(), b, '[', ']');
+      case Reply.Ints ints -> {
+        b.append('[');
+        for (int i = 0; i < ints.values().length; i++) {
+          b.append(i > 0 ? ", " : "").append("(integer) ").append(ints.values()[i]);
+        }
+        b.append(']');
+      }
       case Reply.Set s -> list(s.items(), b, '<', '>');
       case Reply.Map m -> {
         b.append('{');

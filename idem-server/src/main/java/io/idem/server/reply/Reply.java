@@ -34,6 +34,28 @@ public sealed interface Reply {
   /** {@code *n}. */
   record Array(List<Reply> items) implements Reply {}
 
+  /**
+   * {@code *n} of integers, from an array the reply now owns: a windowed query's counts without an
+   * object per count. Encoded and shown as the {@link Array} of {@link Int}s it stands for; equal
+   * to another {@code Ints} of the same values.
+   */
+  record Ints(long[] values) implements Reply {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Ints other && java.util.Arrays.equals(values, other.values);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(values);
+    }
+
+    @Override
+    public String toString() {
+      return "Ints" + java.util.Arrays.toString(values);
+    }
+  }
+
   /** RESP3 {@code %n} of key-value pairs; RESP2 a flat array of 2n items. */
   record Map(List<Reply> keysAndValues) implements Reply {
     public Map {

@@ -58,6 +58,12 @@ public final class RespEncoder {
       case Reply.Null n -> out.writeBytes(resp3 ? RESP3_NULL : NULL_BULK);
       case Reply.NullArray n -> out.writeBytes(resp3 ? RESP3_NULL : NULL_ARRAY);
       case Reply.Array a -> writeAggregate('*', a.items().size(), a.items(), protocol, out);
+      case Reply.Ints ints -> {
+        writeLength(ARRAY_HEADERS, '*', ints.values().length, out);
+        for (long v : ints.values()) {
+          writeInteger(v, out);
+        }
+      }
       case Reply.Set s ->
           writeAggregate(resp3 ? '~' : '*', s.items().size(), s.items(), protocol, out);
       case Reply.Map m -> {
@@ -126,8 +132,9 @@ public final class RespEncoder {
     } else {
       writeNumberLine((byte) prefix, count, out);
     }
-    for (Reply item : items) {
-      write(item, protocol, out);
+    // By index: an iterator per aggregate was a query's largest garbage after its arguments.
+    for (int i = 0; i < items.size(); i++) {
+      write(items.get(i), protocol, out);
     }
   }
 

@@ -100,6 +100,19 @@ class RespEncoderTest {
   }
 
   @Test
+  void write_ints_asAnArrayOfIntegers() {
+    assertBoth(new Reply.Ints(new long[0]), "*0\r\n");
+    assertBoth(
+        new Reply.Ints(new long[] {0, -1, 511, 512, Long.MIN_VALUE}),
+        "*5\r\n:0\r\n:-1\r\n:511\r\n:512\r\n:-9223372036854775808\r\n");
+    assertBoth(
+        Reply.array(new Reply.Ints(new long[] {3}), new Reply.Ints(new long[] {4, 5})),
+        "*2\r\n*1\r\n:3\r\n*2\r\n:4\r\n:5\r\n");
+    assertThat(io.idem.server.reply.Replies.show(new Reply.Ints(new long[] {1, -2})))
+        .isEqualTo("[(integer) 1, (integer) -2]");
+  }
+
+  @Test
   void write_map() {
     Reply map = Reply.map(List.of(Reply.bulk("a"), Reply.ONE, Reply.bulk("b"), Reply.NULL));
     assertThat(encode(map, 2)).isEqualTo("*4\r\n$1\r\na\r\n:1\r\n$1\r\nb\r\n$-1\r\n");

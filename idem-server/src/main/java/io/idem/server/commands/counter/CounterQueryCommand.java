@@ -44,11 +44,7 @@ public final class CounterQueryCommand implements Handler {
     }
     Reply[] out = new Reply[sums.length];
     for (int n = 0; n < sums.length; n++) {
-      Reply[] perWindow = new Reply[sums[n].length];
-      for (int w = 0; w < perWindow.length; w++) {
-        perWindow[w] = Reply.integer(sums[n][w]);
-      }
-      out[n] = Reply.array(perWindow);
+      out[n] = new Reply.Ints(sums[n]);
     }
     return Reply.array(out);
   }

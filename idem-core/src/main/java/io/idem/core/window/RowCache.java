@@ -186,8 +186,9 @@ public final class RowCache {
             ? i
             : !holdsRow(second) ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
     Entry seen = way == i ? first : second;
-    // Fresh copies, allocated with the entry, so that the three lie side by side in memory (and
-    // stay so when the collector moves them): a lookup then waits for one distant read, not three.
+    // Fresh copies, allocated with the entry, so that the three lie side by side in memory (a
+    // copying collector tends to keep them so): a lookup then waits for one distant read, not
+    // three.
     Entry mine = adjacent(h, key, row);
     beforeSwap.run();
     if (s.compareAndSet(way, seen, mine)) {
@@ -222,10 +223,12 @@ public final class RowCache {
     while (true) {
       Entry seen = s.get(i);
       Entry next;
+      // No copies here, unlike a fill: a distinct table's row may be a 12 KiB sketch, and a write
+      // would copy it for every cached row in the sets it touches.
       if (holds(seen, h, key)) {
-        next = adjacent(h, key, row);
+        next = new Entry(h, key, row == null ? ABSENT : row);
       } else if (holdsRow(seen)) {
-        next = adjacent(seen.hash, seen.key, seen.row == ABSENT ? null : seen.row);
+        next = new Entry(seen.hash, seen.key, seen.row);
       } else {
         next = new Entry(0, NO_KEY, ABSENT);
       }

@@ -19,6 +19,22 @@ class RowCacheTest {
   }
 
   @Test
+  void aFillCachesCopiesOfItsKeyAndRow_andAnEmptyRowStaysDistinctFromAbsent() {
+    RowCache c = new RowCache(16);
+    byte[] k = key("a");
+    byte[] row = {1, 2};
+    c.fill(c.readTicket(), k, row);
+    Object cached = c.get(key("a"));
+    assertThat(cached).isNotSameAs(row); // a copy, allocated beside its entry
+    row[0] = 7;
+    k[0] = 'z';
+    assertThat((byte[]) c.get(key("a"))).containsExactly(1, 2);
+    assertThat(c.get(key("z"))).isSameAs(RowCache.MISS);
+    c.fill(c.readTicket(), key("e"), new byte[0]);
+    assertThat((byte[]) c.get(key("e"))).isEmpty(); // an empty row, not a row cached as absent
+  }
+
+  @Test
   void aReaderFillsOnlyIfNoWriteBeganOrEndedSinceItsTicket() {
     RowCache c = new RowCache(16);
     assertThat(c.get(key("a"))).isSameAs(RowCache.MISS);

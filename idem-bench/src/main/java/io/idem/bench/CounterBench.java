@@ -381,12 +381,17 @@ public final class CounterBench {
     byThread.append(
         String.format(
             Locale.ROOT,
-            " client CPU %.1f µs/query (sending threads %.1f+%.1f, reading %.1f+%.1f user+sys)",
+            " client CPU %.1f µs/query (sending threads %.1f+%.1f, reading %.1f+%.1f user+sys;"
+                + " waited for a core %d ms over %d runs sending, %d ms over %d reading)",
             (double) clientMicros / res.queries(),
             res.writersCpu()[0] / 1e3 / res.queries(),
             res.writersCpu()[1] / 1e3 / res.queries(),
             res.readersCpu()[0] / 1e3 / res.queries(),
-            res.readersCpu()[1] / 1e3 / res.queries()));
+            res.readersCpu()[1] / 1e3 / res.queries(),
+            res.writersCpu()[2] / 1_000_000,
+            res.writersCpu()[3],
+            res.readersCpu()[2] / 1_000_000,
+            res.readersCpu()[3]));
     System.err.println(byThread);
     Histogram h = res.fromSchedule();
     r.put("achieved", fmt(res.queries() / res.seconds()));

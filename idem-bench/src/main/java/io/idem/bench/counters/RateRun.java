@@ -8,14 +8,13 @@ import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
  * An open-loop run: queries sent on a fixed schedule, whatever the replies do, over several
- * connections; each connection's replies read by their own thread. A query's latency runs from the
+ * connections; each connection's replies read by their own thread, which waits on its socket alone
+ * (not on the sender as well: that cost a thread wake-up a query). A query's latency runs from the
  * moment the schedule said to send it, so a stall counts for every query it delayed (no coordinated
  * omission). The schedule waits by parking, not spinning, so the client leaves the cores to the
  * server; a send it makes late counts against the server. A side that cannot keep up is not waited
@@ -26,8 +25,9 @@ import org.HdrHistogram.Histogram;
 public final class RateRun {
 
   /**
-   * Latencies in microseconds, from the schedule and from the actual send, what was done, and the
-   * CPU the client's sending and reading threads took: {user, system} nanoseconds each.
+   * Latencies in microseconds, from the schedule and from just before the send, what was done, and
+   * the CPU the client's sending and reading threads took: {user, system} nanoseconds each, then
+   * the nanoseconds they waited runnable for a core and the times they ran (schedstat).
    */
   public record Result(
       Histogram fromSchedule,
@@ -80,8 +80,8 @@ public final class RateRun {
       l.start();
     }
     long done = 0;
-    long[] writers = new long[2];
-    long[] readers = new long[2];
+    long[] writers = new long[4];
+    long[] readers = new long[4];
     for (Lane l : lanes) {
       l.join();
       fromSchedule.add(l.fromSchedule);
@@ -95,14 +95,25 @@ public final class RateRun {
   }
 
   private static void add(long[] sum, long[] cpu) {
-    sum[0] += cpu[0];
-    sum[1] += cpu[1];
+    for (int i = 0; i < sum.length; i++) {
+      sum[i] += cpu[i];
+    }
   }
 
-  /** The calling thread's {user, system} CPU nanoseconds. */
+  /**
+   * The calling thread's {user, system} CPU nanoseconds, its run-queue wait in nanoseconds and the
+   * times it ran (0 and 0 off Linux).
+   */
   private static long[] ownCpu() {
     long user = THREADS.getCurrentThreadUserTime();
-    return new long[] {user, THREADS.getCurrentThreadCpuTime() - user};
+    long[] sched;
+    try {
+      sched =
+          io.idem.bench.ProcStat.schedstat(java.nio.file.Path.of("/proc/thread-self/schedstat"));
+    } catch (IOException | RuntimeException e) {
+      sched = new long[2];
+    }
+    return new long[] {user, THREADS.getCurrentThreadCpuTime() - user, sched[0], sched[1]};
   }
 
   private static final class Lane {
@@ -115,17 +126,15 @@ public final class RateRun {
     final int index;
     final int stride;
     final long total;
-    final long[] scheduled;
     final long[] sentAt;
-    final Semaphore sent = new Semaphore(0);
     final Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     final Histogram fromSend = new Histogram(MAX_MICROS, 3);
     volatile long received;
     volatile long sentCount;
     volatile boolean writerDone;
     volatile IOException failure;
-    volatile long[] writerCpu = new long[2];
-    volatile long[] readerCpu = new long[2];
+    volatile long[] writerCpu = new long[4];
+    volatile long[] readerCpu = new long[4];
     Thread writer;
     Thread reader;
 
@@ -153,7 +162,6 @@ public final class RateRun {
       this.index = index;
       this.stride = stride;
       this.total = (count - index + stride - 1) / stride;
-      this.scheduled = new long[(int) total];
       this.sentAt = new long[(int) total];
     }
 
@@ -176,7 +184,7 @@ public final class RateRun {
         OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
         long end = start + total * stride * interval;
         for (int i = 0; i < total && failure == null; i++) {
-          long target = start + ((long) i * stride + index) * interval;
+          long target = scheduled(i);
           while (i - received > MAX_IN_FLIGHT && System.nanoTime() < end && failure == null) {
             LockSupport.parkNanos(100_000);
           }
@@ -187,19 +195,43 @@ public final class RateRun {
           while ((wait = target - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
           }
-          out.write(queries.get((int) ((long) i * stride + index) % queries.size()));
-          out.flush();
-          scheduled[i] = target;
+          // Stamped and counted before the send, as the reply may be read before the send returns.
           sentAt[i] = System.nanoTime();
           sentCount = i + 1;
-          sent.release();
+          out.write(queries.get((int) ((long) i * stride + index) % queries.size()));
+          out.flush();
         }
-        writerDone = true;
       } catch (IOException e) {
         failure = e;
       } finally {
         writerCpu = ownCpu();
+        writerDone = true;
+        releaseReader();
       }
+    }
+
+    /**
+     * A reader blocked on a reply that will never come, as the writer stopped early (saturated or
+     * failed), is woken by closing the input once it has read every reply it can expect: it no
+     * longer waits on the writer query by query, which cost a thread wake-up a query.
+     */
+    private void releaseReader() {
+      if (sentCount == total) {
+        return; // every query sent: the reader ends on the last reply
+      }
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (received < sentCount && failure == null && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
+      try {
+        socket.shutdownInput();
+      } catch (IOException e) {
+        // closed already: the reader has ended
+      }
+    }
+
+    private long scheduled(long i) {
+      return start + (i * stride + index) * interval;
     }
 
     private void read() {
@@ -207,24 +239,33 @@ public final class RateRun {
         LeanReply in = new LeanReply(socket.getInputStream());
         long[] sums = new long[names];
         for (int i = 0; i < total; i++) {
-          while (!sent.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-            if (failure != null || (writerDone && i >= sentCount)) {
-              return;
-            }
+          if (writerDone && i >= sentCount) {
+            return; // the writer stopped early, and every reply it can expect is read
           }
-          int leaves = in.read(sums, leavesPerName);
+          int leaves;
+          try {
+            leaves = in.read(sums, leavesPerName);
+          } catch (IOException e) {
+            if (writerDone && i >= sentCount) {
+              return; // the input closed by releaseReader
+            }
+            throw e;
+          }
           long now = System.nanoTime();
           if (leaves != names * leavesPerName) {
             throw new IOException("a reply of " + leaves + " values, not " + names * leavesPerName);
           }
-          fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled[i]) / 1000));
+          while (sentCount <= i) {
+            Thread.onSpinWait(); // the writer's count, written before its send, to be seen
+          }
+          fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
           fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
           received = i + 1;
         }
       } catch (IOException e) {
-        failure = e;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        if (failure == null) {
+          failure = e; // else the writer's, which closed the input
+        }
       } finally {
         readerCpu = ownCpu();
       }

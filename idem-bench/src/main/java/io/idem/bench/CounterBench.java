@@ -352,14 +352,10 @@ public final class CounterBench {
       queries.add(t.side().query(names, end));
     }
     int per = t.side().leavesPerName();
-    if (warmup > 0) {
-      RateRun.run(
-          t.at().host(), t.at().port(), queries, Events.FEATURES, per, rate, warmup, connections);
-    }
-    long ticks = ProcStat.cpuTicks(t.pid());
     long self = ProcessHandle.current().pid();
-    long clientTicks = ProcStat.cpuTicks(self);
-    Map<String, long[]> before = ProcStat.threadTicks(t.pid());
+    // Readings when the measured part begins, after the warm-up on the same connections.
+    long[] ticks = new long[2];
+    List<Map<String, long[]>> before = new ArrayList<>();
     RateRun.Result res =
         RateRun.run(
             t.at().host(),
@@ -368,16 +364,26 @@ public final class CounterBench {
             Events.FEATURES,
             per,
             rate,
+            warmup,
             seconds,
-            connections);
+            connections,
+            () -> {
+              try {
+                ticks[0] = ProcStat.cpuTicks(t.pid());
+                ticks[1] = ProcStat.cpuTicks(self);
+                before.add(ProcStat.threadTicks(t.pid()));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
     // latency alone hides once queues build.
-    long cpuMicros = (ProcStat.cpuTicks(t.pid()) - ticks) * 10_000;
+    long cpuMicros = (ProcStat.cpuTicks(t.pid()) - ticks[0]) * 10_000;
     // The client's too: it shares the machine's cores with the server.
-    long clientMicros = (ProcStat.cpuTicks(self) - clientTicks) * 10_000;
+    long clientMicros = (ProcStat.cpuTicks(self) - ticks[1]) * 10_000;
     StringBuilder byThread =
         new StringBuilder(t.side().label() + ": CPU by thread, ms user+sys:")
-            .append(ProcStat.threadsSince(before, ProcStat.threadTicks(t.pid()), 100));
+            .append(ProcStat.threadsSince(before.getFirst(), ProcStat.threadTicks(t.pid()), 100));
     byThread.append(
         String.format(
             Locale.ROOT,

@@ -46,6 +46,14 @@ public final class RateRun {
 
   private static final long MAX_MICROS = 3_600_000_000L;
 
+  /**
+   * Sends queries at {@code rate} a second for {@code warmup} seconds, then for {@code seconds}
+   * more, on the same connections and threads, and measures only the second part: a warm-up on
+   * connections of its own would end by closing them, and code the JIT compiled for them (the
+   * client's loops, the server's write path) is thrown away when a path it never saw is taken.
+   *
+   * @param atMeasureStart run by the calling thread when the measured part begins (CPU readings)
+   */
   public static Result run(
       String host,
       int port,
@@ -53,14 +61,17 @@ public final class RateRun {
       int names,
       int leavesPerName,
       double rate,
+      double warmup,
       double seconds,
-      int connections)
+      int connections,
+      Runnable atMeasureStart)
       throws IOException, InterruptedException {
     Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     Histogram fromSend = new Histogram(MAX_MICROS, 3);
     long intervalNanos = (long) (1e9 / rate);
     long start = System.nanoTime() + 50_000_000;
-    long count = (long) (rate * seconds);
+    long warm = (long) (rate * warmup);
+    long count = warm + (long) (rate * seconds);
     Lane[] lanes = new Lane[connections];
     for (int c = 0; c < connections; c++) {
       lanes[c] =
@@ -74,11 +85,18 @@ public final class RateRun {
               intervalNanos,
               c,
               connections,
-              count);
+              count,
+              warm);
     }
     for (Lane l : lanes) {
       l.start();
     }
+    long measureStart = start + warm * intervalNanos;
+    long wait;
+    while ((wait = measureStart - System.nanoTime()) > 0) {
+      Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+    }
+    atMeasureStart.run();
     long done = 0;
     long[] writers = new long[4];
     long[] readers = new long[4];
@@ -86,12 +104,20 @@ public final class RateRun {
       l.join();
       fromSchedule.add(l.fromSchedule);
       fromSend.add(l.fromSend);
-      done += l.received;
-      add(writers, l.writerCpu);
-      add(readers, l.readerCpu);
+      done += l.measured;
+      add(writers, since(l.writerCpuWarm, l.writerCpu));
+      add(readers, since(l.readerCpuWarm, l.readerCpu));
     }
-    double elapsed = (System.nanoTime() - start) / 1e9;
+    double elapsed = (System.nanoTime() - measureStart) / 1e9;
     return new Result(fromSchedule, fromSend, done, elapsed, writers, readers);
+  }
+
+  private static long[] since(long[] before, long[] after) {
+    long[] d = new long[after.length];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = after[i] - before[i];
+    }
+    return d;
   }
 
   private static void add(long[] sum, long[] cpu) {
@@ -126,15 +152,25 @@ public final class RateRun {
     final int index;
     final int stride;
     final long total;
+
+    /** The lane's first query of the measured part: those before it are the warm-up. */
+    final long firstMeasured;
+
     final long[] sentAt;
     final Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     final Histogram fromSend = new Histogram(MAX_MICROS, 3);
     volatile long received;
+    long measured; // the reader's, read after it ends
     volatile long sentCount;
     volatile boolean writerDone;
     volatile IOException failure;
     volatile long[] writerCpu = new long[4];
     volatile long[] readerCpu = new long[4];
+
+    /** The threads' CPU when the measured part began for them (zero without a warm-up). */
+    volatile long[] writerCpuWarm = new long[4];
+
+    volatile long[] readerCpuWarm = new long[4];
     Thread writer;
     Thread reader;
 
@@ -148,7 +184,8 @@ public final class RateRun {
         long interval,
         int index,
         int stride,
-        long count)
+        long count,
+        long warm)
         throws IOException {
       this.socket = new Socket();
       socket.setTcpNoDelay(true);
@@ -162,6 +199,7 @@ public final class RateRun {
       this.index = index;
       this.stride = stride;
       this.total = (count - index + stride - 1) / stride;
+      this.firstMeasured = (warm - index + stride - 1) / stride;
       this.sentAt = new long[(int) total];
     }
 
@@ -194,6 +232,9 @@ public final class RateRun {
           long wait;
           while ((wait = target - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
+          }
+          if (i == firstMeasured && i > 0) {
+            writerCpuWarm = ownCpu();
           }
           // Stamped and counted before the send, as the reply may be read before the send returns.
           sentAt[i] = System.nanoTime();
@@ -242,6 +283,9 @@ public final class RateRun {
           if (writerDone && i >= sentCount) {
             return; // the writer stopped early, and every reply it can expect is read
           }
+          if (i == firstMeasured && i > 0) {
+            readerCpuWarm = ownCpu();
+          }
           int leaves;
           try {
             leaves = in.read(sums, leavesPerName);
@@ -258,8 +302,11 @@ public final class RateRun {
           while (sentCount <= i) {
             Thread.onSpinWait(); // the writer's count, written before its send, to be seen
           }
-          fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
-          fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
+          if (i >= firstMeasured) {
+            fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
+            fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
+            measured++;
+          }
           received = i + 1;
         }
       } catch (IOException e) {

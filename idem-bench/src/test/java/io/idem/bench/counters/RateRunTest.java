@@ -90,7 +90,7 @@ class RateRunTest {
   void everyScheduledQueryIsSentAnsweredAndTimed() throws Exception {
     int port = serve(Integer.MAX_VALUE);
     List<byte[]> queries = List.of("3\n".getBytes(US_ASCII), "12\n".getBytes(US_ASCII));
-    RateRun.Result r = RateRun.run("127.0.0.1", port, queries, 2, 1, 2000, 0.5, 2);
+    RateRun.Result r = RateRun.run("127.0.0.1", port, queries, 2, 1, 2000, 0, 0.5, 2, () -> {});
     assertThat(r.queries()).isEqualTo(1000);
     assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
     assertThat(r.fromSend().getTotalCount()).isEqualTo(1000);
@@ -103,11 +103,28 @@ class RateRunTest {
   }
 
   @Test
+  void theWarmUpIsSentOnTheSameConnectionsButNotMeasured() throws Exception {
+    int port = serve(Integer.MAX_VALUE);
+    List<byte[]> queries = List.of("7\n".getBytes(US_ASCII));
+    java.util.concurrent.atomic.AtomicInteger hooks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    RateRun.Result r =
+        RateRun.run("127.0.0.1", port, queries, 2, 1, 2000, 0.25, 0.5, 3, hooks::incrementAndGet);
+    assertThat(r.queries()).isEqualTo(1000);
+    assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
+    assertThat(hooks.get()).isEqualTo(1);
+    synchronized (accepted) {
+      assertThat(accepted).hasSize(3); // one connection each, for both parts
+    }
+  }
+
+  @Test
   void aReplyOfTheWrongShapeFailsTheRun() throws Exception {
     int port = serve(Integer.MAX_VALUE);
     List<byte[]> queries = List.of("5\n".getBytes(US_ASCII));
     // Three names expected, two answered.
-    assertThatThrownBy(() -> RateRun.run("127.0.0.1", port, queries, 3, 1, 1000, 0.2, 1))
+    assertThatThrownBy(
+            () -> RateRun.run("127.0.0.1", port, queries, 3, 1, 1000, 0, 0.2, 1, () -> {}))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("a reply of 2 values, not 3");
   }
@@ -116,7 +133,8 @@ class RateRunTest {
   void aServerThatClosesFailsTheRunInsteadOfHangingIt() throws Exception {
     int port = serve(10);
     List<byte[]> queries = List.of("1\n".getBytes(US_ASCII));
-    assertThatThrownBy(() -> RateRun.run("127.0.0.1", port, queries, 2, 1, 1000, 0.5, 2))
+    assertThatThrownBy(
+            () -> RateRun.run("127.0.0.1", port, queries, 2, 1, 1000, 0.1, 0.5, 2, () -> {}))
         .isInstanceOf(IOException.class);
   }
 }

@@ -105,11 +105,58 @@ public final class RowCache {
   }
 
   /**
+   * Keys to look up together, which the caller may hold as parts rather than as byte arrays: a
+   * lookup that hits then never builds its key.
+   */
+  public interface Keys {
+    int size();
+
+    /** {@link #hashOf} of key {@code j}'s bytes. */
+    int hash(int j);
+
+    /** Whether key {@code j}'s bytes are {@code key}'s. */
+    boolean matches(int j, byte[] key);
+
+    /** Key {@code j}'s bytes, for a lookup that must compare both ways or read the store. */
+    byte[] key(int j);
+  }
+
+  /** Keys held as byte arrays. */
+  public static Keys keys(java.util.List<byte[]> list) {
+    return new Keys() {
+      @Override
+      public int size() {
+        return list.size();
+      }
+
+      @Override
+      public int hash(int j) {
+        return hashOf(list.get(j));
+      }
+
+      @Override
+      public boolean matches(int j, byte[] key) {
+        return Arrays.equals(list.get(j), key);
+      }
+
+      @Override
+      public byte[] key(int j) {
+        return list.get(j);
+      }
+    };
+  }
+
+  /**
    * {@link #get} of every key into {@code out}, in passes: all sets, then the entries whose hash
    * matches, then their keys, so the cache misses of different keys overlap instead of each waiting
    * for the last.
    */
   public void getAll(java.util.List<byte[]> keys, @Nullable Object[] out) {
+    getAll(keys(keys), out);
+  }
+
+  /** As {@link #getAll(java.util.List, Object[])}, for keys held as parts. */
+  public void getAll(Keys keys, @Nullable Object[] out) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
     int n = keys.size();
     if (s == null) {
@@ -120,7 +167,7 @@ public final class RowCache {
     Entry[] first = new Entry[n];
     Entry[] second = new Entry[n];
     for (int j = 0; j < n; j++) {
-      int h = hash(keys.get(j));
+      int h = keys.hash(j);
       int i = set(h);
       hashes[j] = h;
       first[j] = s.get(i);
@@ -137,12 +184,11 @@ public final class RowCache {
     }
     for (int j = 0; j < n; j++) {
       byte[] k = seenKeys[j];
-      byte[] key = keys.get(j);
-      if (k != NO_KEY && Arrays.equals(k, key)) {
+      if (k != NO_KEY && keys.matches(j, k)) {
         out[j] = rowOf(first[j]);
       } else {
         // Rare: a way matched by hash alone; get compares both ways' keys.
-        out[j] = k == NO_KEY ? MISS : get(key);
+        out[j] = k == NO_KEY ? MISS : get(keys.key(j));
       }
     }
   }
@@ -296,7 +342,19 @@ public final class RowCache {
   }
 
   private static int hash(byte[] key) {
-    int h = Arrays.hashCode(key);
+    return hashOf(key);
+  }
+
+  /**
+   * The hash a key is filed under: {@link Arrays#hashCode(byte[])} of its bytes, mixed. A caller
+   * that holds a key as parts may compute the first from them (see {@link #mix}).
+   */
+  public static int hashOf(byte[] key) {
+    return mix(Arrays.hashCode(key));
+  }
+
+  /** What {@link #hashOf} makes of a key's {@link Arrays#hashCode(byte[])}. */
+  public static int mix(int h) {
     h ^= h >>> 16;
     h *= 0x45d9f3b;
     h ^= h >>> 16;

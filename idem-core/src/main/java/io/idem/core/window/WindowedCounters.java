@@ -131,21 +131,20 @@ public final class WindowedCounters extends WindowedTable {
         rowsPerName += Math.floorDiv(last[r], SLOTS) - Math.floorDiv(first[r], SLOTS) + 1;
       }
     }
-    List<byte[]> keys =
-        new java.util.ArrayList<>((int) Math.min(names.length * rowsPerName, 1 << 16));
-    for (byte[] name : names) {
+    RowRefs refs = new RowRefs(names, (int) Math.min(names.length * rowsPerName, 1 << 16));
+    for (int n = 0; n < names.length; n++) {
       for (int r = 0; r < resolutions.length; r++) {
         if (first[r] == Long.MAX_VALUE) {
           continue;
         }
         for (long e = Math.floorDiv(first[r], SLOTS); e <= Math.floorDiv(last[r], SLOTS); e++) {
           if (e >= 0) {
-            keys.add(rowKey(r, e, name));
+            refs.add(r, e, n);
           }
         }
       }
     }
-    List<byte @Nullable []> stored = read(source, keys);
+    byte[][] stored = read(source, refs);
     long[][] sums = new long[names.length][millis.length];
     int k = 0;
     for (long[] nameSums : sums) {
@@ -155,7 +154,7 @@ public final class WindowedCounters extends WindowedTable {
         }
         long bucket = resolutions[r].bucketMillis();
         for (long e = Math.floorDiv(first[r], SLOTS); e <= Math.floorDiv(last[r], SLOTS); e++) {
-          byte[] row = e < 0 ? null : stored.get(k++);
+          byte[] row = e < 0 ? null : stored[k++];
           if (row == null) {
             continue;
           }

@@ -243,31 +243,143 @@ public abstract class WindowedTable {
     if (cache == null) {
       return source.rows(keys);
     }
-    List<byte @Nullable []> out = new java.util.ArrayList<>(keys.size());
-    List<byte[]> missing = new java.util.ArrayList<>(keys.size());
-    int[] where = new int[keys.size()];
-    Object[] hits = new Object[keys.size()];
-    cache.getAll(keys, hits);
-    for (int j = 0; j < keys.size(); j++) {
-      byte[] key = keys.get(j);
-      Object hit = hits[j];
-      if (hit == RowCache.MISS) {
-        where[missing.size()] = out.size();
-        missing.add(key);
-        out.add(null);
+    return java.util.Arrays.asList(read(source, RowCache.keys(keys)));
+  }
+
+  /**
+   * As {@link #read(RowSource, List)}, for rows named by parts: a row the cache holds is found
+   * without its key being built, which a query of thirty names would otherwise do some sixty times.
+   */
+  protected byte[] @Nullable [] read(RowSource source, RowRefs refs) {
+    if (cache == null) {
+      List<byte[]> keys = new java.util.ArrayList<>(refs.size());
+      for (int j = 0; j < refs.size(); j++) {
+        keys.add(refs.key(j));
+      }
+      return source.rows(keys).toArray(new byte[0][]);
+    }
+    return read(source, (RowCache.Keys) refs);
+  }
+
+  private byte[] @Nullable [] read(RowSource source, RowCache.Keys keys) {
+    RowCache c = java.util.Objects.requireNonNull(cache);
+    int n = keys.size();
+    byte[][] out = new byte[n][];
+    Object[] hits = new Object[n];
+    c.getAll(keys, hits);
+    int misses = 0;
+    for (int j = 0; j < n; j++) {
+      if (hits[j] == RowCache.MISS) {
+        misses++;
       } else {
-        out.add((byte[]) hit);
+        out[j] = (byte[]) hits[j];
       }
     }
-    if (!missing.isEmpty()) {
-      long ticket = cache.readTicket();
-      List<byte @Nullable []> stored = source.rows(missing);
-      for (int i = 0; i < missing.size(); i++) {
-        out.set(where[i], stored.get(i));
-        cache.fill(ticket, missing.get(i), stored.get(i));
+    if (misses == 0) {
+      return out;
+    }
+    List<byte[]> missing = new java.util.ArrayList<>(misses);
+    int[] where = new int[misses];
+    for (int j = 0; j < n; j++) {
+      if (hits[j] == RowCache.MISS) {
+        where[missing.size()] = j;
+        missing.add(keys.key(j));
       }
+    }
+    long ticket = c.readTicket();
+    List<byte @Nullable []> stored = source.rows(missing);
+    for (int i = 0; i < misses; i++) {
+      out[where[i]] = stored.get(i);
+      c.fill(ticket, missing.get(i), stored.get(i));
     }
     return out;
+  }
+
+  /**
+   * Rows named by their parts, {@code rowKey(resolution, row, name)}, added in the order they are
+   * to be read: what {@link #read(RowSource, RowRefs)} looks up without building their keys.
+   */
+  protected static final class RowRefs implements RowCache.Keys {
+    private final byte[][] names;
+
+    /** Per name: Arrays.hashCode of its bytes, and 31 to the power of its length. */
+    private final int[] nameHash;
+
+    private final int[] pow;
+    private int[] resolution;
+    private long[] row;
+    private int[] name;
+    private int size;
+
+    RowRefs(byte[][] names, int capacity) {
+      this.names = names;
+      this.nameHash = new int[names.length];
+      this.pow = new int[names.length];
+      for (int i = 0; i < names.length; i++) {
+        nameHash[i] = java.util.Arrays.hashCode(names[i]);
+        int p = 1;
+        for (int b = 0; b < names[i].length; b++) {
+          p *= 31;
+        }
+        pow[i] = p;
+      }
+      int c = Math.max(1, capacity);
+      this.resolution = new int[c];
+      this.row = new long[c];
+      this.name = new int[c];
+    }
+
+    void add(int resolution, long row, int name) {
+      if (size == this.row.length) {
+        int c = size * 2;
+        this.resolution = java.util.Arrays.copyOf(this.resolution, c);
+        this.row = java.util.Arrays.copyOf(this.row, c);
+        this.name = java.util.Arrays.copyOf(this.name, c);
+      }
+      this.resolution[size] = resolution;
+      this.row[size] = row;
+      this.name[size] = name;
+      size++;
+    }
+
+    @Override
+    public int size() {
+      return size;
+    }
+
+    /**
+     * The hash of the key's bytes from its parts: Arrays.hashCode of a prefix p followed by a name
+     * of length L is (hashCode(p) - 1) * 31^L + hashCode(name), in int arithmetic.
+     */
+    @Override
+    public int hash(int j) {
+      long r = row[j];
+      int h = 31 + (byte) resolution[j];
+      h = 31 * h + (byte) (r >>> 24);
+      h = 31 * h + (byte) (r >>> 16);
+      h = 31 * h + (byte) (r >>> 8);
+      h = 31 * h + (byte) r;
+      int n = name[j];
+      return RowCache.mix((h - 1) * pow[n] + nameHash[n]);
+    }
+
+    @Override
+    public boolean matches(int j, byte[] key) {
+      byte[] nm = names[name[j]];
+      long r = row[j];
+      return key.length == 5 + nm.length
+          && key[0] == (byte) resolution[j]
+          && key[1] == (byte) (r >>> 24)
+          && key[2] == (byte) (r >>> 16)
+          && key[3] == (byte) (r >>> 8)
+          && key[4] == (byte) r
+          && java.util.Arrays.equals(key, 5, key.length, nm, 0, nm.length);
+    }
+
+    @Override
+    public byte[] key(int j) {
+      return rowKey(resolution[j], row[j], names[name[j]]);
+    }
   }
 
   /**

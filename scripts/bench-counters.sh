@@ -10,7 +10,7 @@
 #   EVENTS=100000 RATE=10000 RUN_SECONDS=10 scripts/bench-counters.sh
 #   SIDES=idem scripts/bench-counters.sh                 # one side only (or SIDES=redis)
 # Knobs: EVENTS (400000), POPULATION (1000000 values per feature type), RATE (20000 queries/s),
-# RUN_SECONDS (20), WARMUP_SECONDS (15, before it), CONNECTIONS (2), SEED (42); IDEM_JAVA_OPTS
+# RUN_SECONDS (20), WARMUP_SECONDS (30, before it), CONNECTIONS (2), SEED (42); IDEM_JAVA_OPTS
 # goes to idem serve's JVM. Holds the build lock ($IDEM_BUILD_LOCK) for the build and the run. Prints a
 # Markdown table, also written to bench-out/counters.md.
 # Needs redis-server and redis-cli (apt-get install redis-server redis-tools).
@@ -28,7 +28,7 @@ out=bench-out
 jar=idem-bench/target/benchmarks.jar
 bench_build bench-counters
 args=(--events "${EVENTS:-400000}" --population "${POPULATION:-1000000}" --rate "${RATE:-20000}"
-  --seconds "${RUN_SECONDS:-20}" --warmup "${WARMUP_SECONDS:-15}" --connections "${CONNECTIONS:-2}"
+  --seconds "${RUN_SECONDS:-20}" --warmup "${WARMUP_SECONDS:-30}" --connections "${CONNECTIONS:-2}"
   --seed "${SEED:-42}")
 bench_start_sides bench-counters
 

@@ -56,8 +56,11 @@ public final class CounterBench {
         --population   values per feature type, drawn with weight ~1/rank (default 1000000)
         --rate         queries a second in the latency run (default 20000)
         --seconds      length of the measured latency run (default 20)
-        --warmup       seconds of the same queries before it (default 15): long enough for the
-                       JIT's one C2 thread, which the queries starve, to compile their path
+        --warmup       seconds of the same queries before it, on the same connections (default
+                       30): long enough for the JIT's one C2 thread, which the queries starve, to
+                       compile their path, and for the rows they cache to be tenured (ParallelGC
+                       copies a live object at each young collection, up to 15 of them, a second
+                       or so apart here, before it moves it to the old generation)
         --connections  connections per side for the load and the latency run (default 2)
       """;
 
@@ -94,7 +97,7 @@ public final class CounterBench {
     int population = (int) number(v, "--population", 1_000_000, 10, 1_000_000_000);
     double rate = number(v, "--rate", 20_000, 1, 1_000_000);
     double seconds = number(v, "--seconds", 20, 1, 3600);
-    double warmup = number(v, "--warmup", 15, 0, 3600);
+    double warmup = number(v, "--warmup", 30, 0, 3600);
     int connections = (int) number(v, "--connections", 2, 1, 64);
     long seed = number(v, "--seed", 42, 0, Long.MAX_VALUE);
     int inFlight = (int) number(v, "--in-flight", 20_000, 1, 1_000_000);

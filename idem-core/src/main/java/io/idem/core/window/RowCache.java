@@ -147,9 +147,8 @@ public final class RowCache {
   }
 
   /**
-   * {@link #get} of every key into {@code out}, in passes: all sets, then the entries whose hash
-   * matches, then their keys, so the cache misses of different keys overlap instead of each waiting
-   * for the last.
+   * {@link #get} of every key into {@code out}, in two passes: all sets, then their entries and
+   * keys, so the cache misses of different keys overlap instead of each waiting for the last.
    */
   public void getAll(java.util.List<byte[]> keys, @Nullable Object[] out) {
     getAll(keys(keys), out);
@@ -163,32 +162,26 @@ public final class RowCache {
       Arrays.fill(out, 0, n, MISS);
       return;
     }
+    // First every key's set, its first way parked in out, then the entries and their keys: the
+    // slots' cache misses overlap, and no array but the hashes is made for it.
     int[] hashes = new int[n];
-    Entry[] first = new Entry[n];
-    Entry[] second = new Entry[n];
     for (int j = 0; j < n; j++) {
       int h = keys.hash(j);
-      int i = set(h);
       hashes[j] = h;
-      first[j] = s.get(i);
-      second[j] = s.get(i + 1);
+      out[j] = s.get(set(h));
     }
-    byte[][] seenKeys = new byte[n][];
     for (int j = 0; j < n; j++) {
-      Entry e = first[j];
-      if (!mayHold(e, hashes[j])) {
-        e = second[j];
+      int h = hashes[j];
+      Entry e = (Entry) out[j];
+      if (!mayHold(e, h)) {
+        e = s.get(set(h) + 1);
       }
-      first[j] = e;
-      seenKeys[j] = mayHold(e, hashes[j]) ? e.key : NO_KEY;
-    }
-    for (int j = 0; j < n; j++) {
-      byte[] k = seenKeys[j];
-      if (k != NO_KEY && keys.matches(j, k)) {
-        out[j] = rowOf(first[j]);
+      if (!mayHold(e, h)) {
+        out[j] = MISS;
+      } else if (keys.matches(j, e.key)) {
+        out[j] = rowOf(e);
       } else {
-        // Rare: a way matched by hash alone; get compares both ways' keys.
-        out[j] = k == NO_KEY ? MISS : get(keys.key(j));
+        out[j] = get(keys.key(j)); // rare: a way matched by hash alone; get compares both ways
       }
     }
   }

@@ -306,12 +306,19 @@ public abstract class WindowedTable {
     private final int[] nameHash;
 
     private final int[] pow;
-    private int[] resolution;
-    private long[] row;
-    private int[] name;
+
+    /**
+     * Each row as one long, so that a query makes one array of them, not three: bits 0-31 the row
+     * index (all that its key holds), 32-34 the resolution, 35 and up the name's index.
+     */
+    private long[] refs;
+
     private int size;
 
     RowRefs(byte[][] names, int capacity) {
+      if (names.length > 1 << 28) {
+        throw new IllegalArgumentException("at most 2^28 names in one read, not " + names.length);
+      }
       this.names = names;
       this.nameHash = new int[names.length];
       this.pow = new int[names.length];
@@ -323,23 +330,22 @@ public abstract class WindowedTable {
         }
         pow[i] = p;
       }
-      int c = Math.max(1, capacity);
-      this.resolution = new int[c];
-      this.row = new long[c];
-      this.name = new int[c];
+      this.refs = new long[Math.max(1, capacity)];
     }
 
     void add(int resolution, long row, int name) {
-      if (size == this.row.length) {
-        int c = size * 2;
-        this.resolution = java.util.Arrays.copyOf(this.resolution, c);
-        this.row = java.util.Arrays.copyOf(this.row, c);
-        this.name = java.util.Arrays.copyOf(this.name, c);
+      if (size == refs.length) {
+        refs = java.util.Arrays.copyOf(refs, size * 2);
       }
-      this.resolution[size] = resolution;
-      this.row[size] = row;
-      this.name[size] = name;
-      size++;
+      refs[size++] = (row & 0xFFFF_FFFFL) | (long) resolution << 32 | (long) name << 35;
+    }
+
+    private int resolution(int j) {
+      return (int) (refs[j] >>> 32) & (MAX_RESOLUTIONS - 1);
+    }
+
+    private int name(int j) {
+      return (int) (refs[j] >>> 35);
     }
 
     @Override
@@ -353,22 +359,22 @@ public abstract class WindowedTable {
      */
     @Override
     public int hash(int j) {
-      long r = row[j];
-      int h = 31 + (byte) resolution[j];
+      long r = refs[j];
+      int h = 31 + (byte) resolution(j);
       h = 31 * h + (byte) (r >>> 24);
       h = 31 * h + (byte) (r >>> 16);
       h = 31 * h + (byte) (r >>> 8);
       h = 31 * h + (byte) r;
-      int n = name[j];
+      int n = name(j);
       return RowCache.mix((h - 1) * pow[n] + nameHash[n]);
     }
 
     @Override
     public boolean matches(int j, byte[] key) {
-      byte[] nm = names[name[j]];
-      long r = row[j];
+      byte[] nm = names[name(j)];
+      long r = refs[j];
       return key.length == 5 + nm.length
-          && key[0] == (byte) resolution[j]
+          && key[0] == (byte) resolution(j)
           && key[1] == (byte) (r >>> 24)
           && key[2] == (byte) (r >>> 16)
           && key[3] == (byte) (r >>> 8)
@@ -378,7 +384,7 @@ public abstract class WindowedTable {
 
     @Override
     public byte[] key(int j) {
-      return rowKey(resolution[j], row[j], names[name[j]]);
+      return rowKey(resolution(j), refs[j] & 0xFFFF_FFFFL, names[name(j)]);
     }
   }
 

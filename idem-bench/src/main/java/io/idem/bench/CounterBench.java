@@ -379,6 +379,7 @@ public final class CounterBench {
                 throw new java.io.UncheckedIOException(e);
               }
             });
+    long answered = Math.max(1, res.queries()); // per query figures of a side that answered none
     // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
     // latency alone hides once queues build.
     long cpuMicros = (ProcStat.cpuTicks(t.pid()) - ticks[0]) * 10_000;
@@ -392,11 +393,11 @@ public final class CounterBench {
             Locale.ROOT,
             " client CPU %.1f µs/query (sending threads %.1f+%.1f, reading %.1f+%.1f user+sys;"
                 + " waited for a core %d ms over %d runs sending, %d ms over %d reading)",
-            (double) clientMicros / res.queries(),
-            res.writersCpu()[0] / 1e3 / res.queries(),
-            res.writersCpu()[1] / 1e3 / res.queries(),
-            res.readersCpu()[0] / 1e3 / res.queries(),
-            res.readersCpu()[1] / 1e3 / res.queries(),
+            (double) clientMicros / answered,
+            res.writersCpu()[0] / 1e3 / answered,
+            res.writersCpu()[1] / 1e3 / answered,
+            res.readersCpu()[0] / 1e3 / answered,
+            res.readersCpu()[1] / 1e3 / answered,
             res.writersCpu()[2] / 1_000_000,
             res.writersCpu()[3],
             res.readersCpu()[2] / 1_000_000,
@@ -404,7 +405,7 @@ public final class CounterBench {
     System.err.println(byThread);
     Histogram h = res.fromSchedule();
     r.put("achieved", fmt(res.queries() / res.seconds()));
-    r.put("cpu", String.format(Locale.ROOT, "%.1f", (double) cpuMicros / res.queries()));
+    r.put("cpu", String.format(Locale.ROOT, "%.1f", (double) cpuMicros / answered));
     r.put("p50", ms(h.getValueAtPercentile(50)));
     r.put("p99", ms(h.getValueAtPercentile(99)));
     r.put("p999", ms(h.getValueAtPercentile(99.9)));

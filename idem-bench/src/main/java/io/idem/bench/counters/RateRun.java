@@ -19,8 +19,9 @@ import org.HdrHistogram.Histogram;
  * omission). The schedule waits by parking, not spinning, so the client leaves the cores to the
  * server; a send it makes late counts against the server. A side that cannot keep up is not waited
  * for: a connection holds back while {@link #MAX_IN_FLIGHT} queries are unanswered (their wait
- * still counts, from the schedule) and sends nothing after the schedule's end, so the achieved rate
- * shows it.
+ * still counts, from the schedule), skips the warm-up queries it has not sent when the measured
+ * part begins, and sends nothing once a second past the schedule's end, so the achieved rate shows
+ * it.
  */
 public final class RateRun {
 
@@ -66,6 +67,34 @@ public final class RateRun {
       int connections,
       Runnable atMeasureStart)
       throws IOException, InterruptedException {
+    return run(
+        host,
+        port,
+        queries,
+        names,
+        leavesPerName,
+        rate,
+        warmup,
+        seconds,
+        connections,
+        atMeasureStart,
+        MAX_IN_FLIGHT);
+  }
+
+  /** As the other, with {@code maxInFlight} unanswered queries a connection allows: for tests. */
+  static Result run(
+      String host,
+      int port,
+      List<byte[]> queries,
+      int names,
+      int leavesPerName,
+      double rate,
+      double warmup,
+      double seconds,
+      int connections,
+      Runnable atMeasureStart,
+      int maxInFlight)
+      throws IOException, InterruptedException {
     Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     Histogram fromSend = new Histogram(MAX_MICROS, 3);
     long intervalNanos = (long) (1e9 / rate);
@@ -86,7 +115,8 @@ public final class RateRun {
               c,
               connections,
               count,
-              warm);
+              warm,
+              maxInFlight);
     }
     for (Lane l : lanes) {
       l.start();
@@ -156,6 +186,16 @@ public final class RateRun {
     /** The lane's first query of the measured part: those before it are the warm-up. */
     final long firstMeasured;
 
+    final int maxInFlight;
+
+    /**
+     * The first warm-up query the writer skipped, -1 if none: a writer still behind in the warm-up
+     * when the measured part begins (a side that cannot keep up) goes straight to it, so that the
+     * measured part is measured, and the reader takes the reply after this one's predecessor as the
+     * first measured query's.
+     */
+    volatile long skippedFrom = -1;
+
     final long[] sentAt;
     final Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     final Histogram fromSend = new Histogram(MAX_MICROS, 3);
@@ -185,12 +225,16 @@ public final class RateRun {
         int index,
         int stride,
         long count,
-        long warm)
+        long warm,
+        int maxInFlight)
         throws IOException {
       this.socket = new Socket();
       socket.setTcpNoDelay(true);
       socket.connect(new InetSocketAddress(host, port), 5000);
-      socket.setSoTimeout(30_000);
+      // A reader waits on its socket before its query is sent: at least three gaps of its own.
+      socket.setSoTimeout(
+          (int) Math.min(Integer.MAX_VALUE, Math.max(30_000, 3 * stride * interval / 1_000_000)));
+      this.maxInFlight = maxInFlight;
       this.queries = queries;
       this.names = names;
       this.leavesPerName = leavesPerName;
@@ -221,14 +265,19 @@ public final class RateRun {
       try {
         OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
         long end = start + total * stride * interval;
+        long measureStart = scheduled(firstMeasured);
         for (int i = 0; i < total && failure == null; i++) {
-          long target = scheduled(i);
-          while (i - received > MAX_IN_FLIGHT && System.nanoTime() < end && failure == null) {
+          while (i - received > maxInFlight && System.nanoTime() < end && failure == null) {
             LockSupport.parkNanos(100_000);
           }
           if (System.nanoTime() > end + 1_000_000_000L) {
             break; // past saturation: what was sent is answered, the rest never sent
           }
+          if (i < firstMeasured && System.nanoTime() >= measureStart) {
+            skippedFrom = i; // published before the next send, whose reply the reader relabels
+            i = (int) firstMeasured;
+          }
+          long target = scheduled(i);
           long wait;
           while ((wait = target - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
@@ -243,7 +292,9 @@ public final class RateRun {
           out.flush();
         }
       } catch (IOException e) {
-        failure = e;
+        if (failure == null) {
+          failure = e; // else the reader's, the first
+        }
       } finally {
         writerCpu = ownCpu();
         writerDone = true;
@@ -260,8 +311,8 @@ public final class RateRun {
       if (sentCount == total) {
         return; // every query sent: the reader ends on the last reply
       }
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      while (received < sentCount && failure == null && System.nanoTime() < deadline) {
+      // A side that stops answering fails the reader by its socket's timeout.
+      while (received < sentCount && failure == null) {
         LockSupport.parkNanos(1_000_000);
       }
       try {
@@ -283,9 +334,6 @@ public final class RateRun {
           if (writerDone && i >= sentCount) {
             return; // the writer stopped early, and every reply it can expect is read
           }
-          if (i == firstMeasured && i > 0) {
-            readerCpuWarm = ownCpu();
-          }
           int leaves;
           try {
             leaves = in.read(sums, leavesPerName);
@@ -296,11 +344,22 @@ public final class RateRun {
             throw e;
           }
           long now = System.nanoTime();
+          // The writer's count, written before the send this replies to, is seen: and with it
+          // a skip, written before that count (a count past i is the skip's send or i's own).
+          while (sentCount <= i) {
+            if (writerDone && sentCount <= i) {
+              throw new IOException("a reply to no query sent");
+            }
+            Thread.onSpinWait();
+          }
+          if (i == skippedFrom) {
+            i = (int) firstMeasured; // the writer skipped the rest of the warm-up: the next it sent
+          }
+          if (i == firstMeasured && i > 0) {
+            readerCpuWarm = ownCpu();
+          }
           if (leaves != names * leavesPerName) {
             throw new IOException("a reply of " + leaves + " values, not " + names * leavesPerName);
-          }
-          while (sentCount <= i) {
-            Thread.onSpinWait(); // the writer's count, written before its send, to be seen
           }
           if (i >= firstMeasured) {
             fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));

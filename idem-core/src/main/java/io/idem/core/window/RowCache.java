@@ -106,7 +106,7 @@ public final class RowCache {
 
   /**
    * Keys to look up together, which the caller may hold as parts rather than as byte arrays: a
-   * lookup that hits then never builds its key.
+   * lookup that hits then does not build its key (but where another key has its hash).
    */
   public interface Keys {
     int size();

@@ -125,7 +125,7 @@ public final class WindowedCounters extends WindowedTable {
     long[][] spans = spans(millis, resolution, end);
     long[] first = spans[0];
     long[] last = spans[1];
-    long rowsPerName = 0; // sized up front: growing the list cost a query more than its keys
+    long rowsPerName = 0; // sized up front: growing the references would cost a query more
     for (int r = 0; r < resolutions.length; r++) {
       if (first[r] != Long.MAX_VALUE) {
         rowsPerName += Math.floorDiv(last[r], SLOTS) - Math.floorDiv(first[r], SLOTS) + 1;

@@ -378,7 +378,8 @@ public final class CounterBench {
               } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
               }
-            });
+            },
+            RateRun.MAX_IN_FLIGHT);
     long answered = Math.max(1, res.queries()); // per query figures of a side that answered none
     // The server's CPU time a query, clock ticks of 10 ms over the run: what its capacity is, which
     // latency alone hides once queues build.

@@ -42,8 +42,8 @@ public final class RateRun {
 
   private RateRun() {}
 
-  /** Unanswered queries a connection allows. */
-  static final int MAX_IN_FLIGHT = 2000;
+  /** Unanswered queries a connection allows, unless told otherwise. */
+  public static final int MAX_IN_FLIGHT = 2000;
 
   private static final long MAX_MICROS = 3_600_000_000L;
 
@@ -54,35 +54,9 @@ public final class RateRun {
    * client's loops, the server's write path) is thrown away when a path it never saw is taken.
    *
    * @param atMeasureStart run by the calling thread when the measured part begins (CPU readings)
+   * @param maxInFlight unanswered queries a connection allows ({@link #MAX_IN_FLIGHT})
    */
   public static Result run(
-      String host,
-      int port,
-      List<byte[]> queries,
-      int names,
-      int leavesPerName,
-      double rate,
-      double warmup,
-      double seconds,
-      int connections,
-      Runnable atMeasureStart)
-      throws IOException, InterruptedException {
-    return run(
-        host,
-        port,
-        queries,
-        names,
-        leavesPerName,
-        rate,
-        warmup,
-        seconds,
-        connections,
-        atMeasureStart,
-        MAX_IN_FLIGHT);
-  }
-
-  /** As the other, with {@code maxInFlight} unanswered queries a connection allows: for tests. */
-  static Result run(
       String host,
       int port,
       List<byte[]> queries,

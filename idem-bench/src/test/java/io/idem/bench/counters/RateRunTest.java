@@ -110,7 +110,9 @@ class RateRunTest {
   void everyScheduledQueryIsSentAnsweredAndTimed() throws Exception {
     int port = serve(Integer.MAX_VALUE);
     List<byte[]> queries = List.of("3\n".getBytes(US_ASCII), "12\n".getBytes(US_ASCII));
-    RateRun.Result r = RateRun.run("127.0.0.1", port, queries, 2, 1, 2000, 0, 0.5, 2, () -> {});
+    RateRun.Result r =
+        RateRun.run(
+            "127.0.0.1", port, queries, 2, 1, 2000, 0, 0.5, 2, () -> {}, RateRun.MAX_IN_FLIGHT);
     assertThat(r.queries()).isEqualTo(1000);
     assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
     assertThat(r.fromSend().getTotalCount()).isEqualTo(1000);
@@ -132,7 +134,18 @@ class RateRunTest {
     java.util.concurrent.atomic.AtomicInteger hooks =
         new java.util.concurrent.atomic.AtomicInteger();
     RateRun.Result r =
-        RateRun.run("127.0.0.1", port, queries, 2, 1, 2000, 0.25, 0.5, 3, hooks::incrementAndGet);
+        RateRun.run(
+            "127.0.0.1",
+            port,
+            queries,
+            2,
+            1,
+            2000,
+            0.25,
+            0.5,
+            3,
+            hooks::incrementAndGet,
+            RateRun.MAX_IN_FLIGHT);
     assertThat(r.queries()).isEqualTo(1000);
     assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
     assertThat(hooks.get()).isEqualTo(1);
@@ -174,7 +187,19 @@ class RateRunTest {
     List<byte[]> queries = List.of("5\n".getBytes(US_ASCII));
     // Three names expected, two answered.
     assertThatThrownBy(
-            () -> RateRun.run("127.0.0.1", port, queries, 3, 1, 1000, 0, 0.2, 1, () -> {}))
+            () ->
+                RateRun.run(
+                    "127.0.0.1",
+                    port,
+                    queries,
+                    3,
+                    1,
+                    1000,
+                    0,
+                    0.2,
+                    1,
+                    () -> {},
+                    RateRun.MAX_IN_FLIGHT))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("a reply of 2 values, not 3");
   }
@@ -185,7 +210,19 @@ class RateRunTest {
     int port = serve(10);
     List<byte[]> queries = List.of("1\n".getBytes(US_ASCII));
     assertThatThrownBy(
-            () -> RateRun.run("127.0.0.1", port, queries, 2, 1, 1000, 0.1, 0.5, 2, () -> {}))
+            () ->
+                RateRun.run(
+                    "127.0.0.1",
+                    port,
+                    queries,
+                    2,
+                    1,
+                    1000,
+                    0.1,
+                    0.5,
+                    2,
+                    () -> {},
+                    RateRun.MAX_IN_FLIGHT))
         .isInstanceOf(IOException.class);
   }
 }

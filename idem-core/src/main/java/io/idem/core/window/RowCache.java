@@ -92,7 +92,7 @@ public final class RowCache {
     if (s == null) {
       return MISS;
     }
-    int h = hash(key);
+    int h = hashOf(key);
     int i = set(h);
     Entry e = s.get(i);
     if (!holds(e, h, key)) {
@@ -106,7 +106,7 @@ public final class RowCache {
 
   /**
    * Keys to look up together, which the caller may hold as parts rather than as byte arrays: a
-   * lookup that hits then does not build its key (but where another key has its hash).
+   * lookup does not build its key.
    */
   public interface Keys {
     int size();
@@ -117,7 +117,7 @@ public final class RowCache {
     /** Whether key {@code j}'s bytes are {@code key}'s. */
     boolean matches(int j, byte[] key);
 
-    /** Key {@code j}'s bytes, for a lookup that must compare both ways or read the store. */
+    /** Key {@code j}'s bytes, for a caller that must read the store. */
     byte[] key(int j);
   }
 
@@ -173,16 +173,10 @@ public final class RowCache {
     for (int j = 0; j < n; j++) {
       int h = hashes[j];
       Entry e = (Entry) out[j];
-      if (!mayHold(e, h)) {
+      if (!(mayHold(e, h) && keys.matches(j, e.key))) {
         e = s.get(set(h) + 1);
       }
-      if (!mayHold(e, h)) {
-        out[j] = MISS;
-      } else if (keys.matches(j, e.key)) {
-        out[j] = rowOf(e);
-      } else {
-        out[j] = get(keys.key(j)); // rare: a way matched by hash alone; get compares both ways
-      }
+      out[j] = mayHold(e, h) && keys.matches(j, e.key) ? rowOf(e) : MISS;
     }
   }
 
@@ -208,7 +202,7 @@ public final class RowCache {
     }
     // The array before the check, so that a writer that finds none began after the check.
     AtomicReferenceArray<@Nullable Entry> s = array();
-    int h = hash(key);
+    int h = hashOf(key);
     int i = set(h);
     Entry first = s.get(i);
     Entry second = s.get(i + 1);
@@ -251,7 +245,7 @@ public final class RowCache {
     if (s == null) {
       return; // nothing filled yet, and a reader that creates the array now fails its check
     }
-    int h = hash(key);
+    int h = hashOf(key);
     int i = set(h);
     put(s, i, h, key, row);
     put(s, i + 1, h, key, row);
@@ -332,10 +326,6 @@ public final class RowCache {
       return 0;
     }
     return e.key == NO_KEY ? MARK_BYTES : ENTRY_BYTES + e.key.length + e.row.length;
-  }
-
-  private static int hash(byte[] key) {
-    return hashOf(key);
   }
 
   /**

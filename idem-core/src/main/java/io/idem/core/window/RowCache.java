@@ -162,8 +162,10 @@ public final class RowCache {
       Arrays.fill(out, 0, n, MISS);
       return;
     }
-    // First every key's set, its first way parked in out, then the entries and their keys: the
-    // slots' cache misses overlap, and no array but the hashes is made for it.
+    // Three passes, each parking its finding in out: every key's set (its first way), then the
+    // way whose entry has the key's hash, then that entry's key. Each pass's loads depend only on
+    // the one before, so the cache misses of different keys overlap: the slots', then the
+    // entries'. No array but the hashes is made for it.
     int[] hashes = new int[n];
     for (int j = 0; j < n; j++) {
       int h = keys.hash(j);
@@ -173,8 +175,15 @@ public final class RowCache {
     for (int j = 0; j < n; j++) {
       int h = hashes[j];
       Entry e = (Entry) out[j];
+      out[j] = mayHold(e, h) ? e : s.get(set(h) + 1);
+    }
+    for (int j = 0; j < n; j++) {
+      int h = hashes[j];
+      Entry e = (Entry) out[j];
       if (!(mayHold(e, h) && keys.matches(j, e.key))) {
-        e = s.get(set(h) + 1);
+        // Two keys of one hash in a set, or a slot changed since: the other way decides.
+        Entry first = s.get(set(h));
+        e = e == first ? s.get(set(h) + 1) : first;
       }
       out[j] = mayHold(e, h) && keys.matches(j, e.key) ? rowOf(e) : MISS;
     }

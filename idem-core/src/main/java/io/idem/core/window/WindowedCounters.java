@@ -115,11 +115,14 @@ public final class WindowedCounters extends WindowedTable {
    */
   public long[] sums(RowSource source, byte[] name, long[] millis, int[] resolution, long end)
       throws IOException {
-    return sums(source, new byte[][] {name}, millis, resolution, end)[0];
+    return sums(source, new byte[][] {name}, millis, resolution, end);
   }
 
-  /** As {@link #sums(RowSource, byte[], long[], int[], long)} for many names, in one read. */
-  public long[][] sums(RowSource source, byte[][] names, long[] millis, int[] resolution, long end)
+  /**
+   * As {@link #sums(RowSource, byte[], long[], int[], long)} for many names, in one read: name
+   * {@code n}'s sum over window {@code w} at {@code [n * millis.length + w]}.
+   */
+  public long[] sums(RowSource source, byte[][] names, long[] millis, int[] resolution, long end)
       throws IOException {
     // The rows every name needs, each once however many windows it serves: read together.
     long[][] spans = spans(millis, resolution, end);
@@ -145,9 +148,9 @@ public final class WindowedCounters extends WindowedTable {
       }
     }
     byte[][] stored = read(source, refs);
-    long[][] sums = new long[names.length][millis.length];
+    long[] sums = new long[names.length * millis.length];
     int k = 0;
-    for (long[] nameSums : sums) {
+    for (int at = 0; at < sums.length; at += millis.length) {
       for (int r = 0; r < resolutions.length; r++) {
         if (first[r] == Long.MAX_VALUE) {
           continue;
@@ -167,8 +170,8 @@ public final class WindowedCounters extends WindowedTable {
             long from = Math.max(base, last[r] - millis[w] / bucket + 1);
             long to = Math.min(base + SLOTS - 1, last[r]);
             if (from <= to) {
-              nameSums[w] =
-                  CounterRow.sum(row, (int) (from - base), (int) (to - base), nameSums[w]);
+              sums[at + w] =
+                  CounterRow.sum(row, (int) (from - base), (int) (to - base), sums[at + w]);
               summed = true;
             }
           }

@@ -302,11 +302,11 @@ class RowCacheTest {
                     long[] seen = new long[names.length];
                     try {
                       while (!done.get()) {
-                        long[][] sums =
+                        long[] sums =
                             table.sums(source, names, new long[] {3_600_000}, new int[] {0}, now);
                         for (int i = 0; i < names.length; i++) {
-                          assertThat(sums[i][0]).isGreaterThanOrEqualTo(seen[i]);
-                          seen[i] = sums[i][0];
+                          assertThat(sums[i]).isGreaterThanOrEqualTo(seen[i]);
+                          seen[i] = sums[i];
                         }
                       }
                     } catch (Throwable e) {
@@ -336,9 +336,7 @@ class RowCacheTest {
       t.join();
     }
     assertThat(failure.get()).isNull();
-    long[][] sums = table.sums(source, names, new long[] {3_600_000}, new int[] {0}, now);
-    for (long[] s : sums) {
-      assertThat(s[0]).isEqualTo(200_000 / names.length);
-    }
+    long[] sums = table.sums(source, names, new long[] {3_600_000}, new int[] {0}, now);
+    assertThat(sums).hasSize(names.length).containsOnly(200_000 / names.length);
   }
 }

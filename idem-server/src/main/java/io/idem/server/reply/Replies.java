@@ -28,12 +28,15 @@ public final class Replies {
       case Reply.Null n -> b.append("(nil)");
       case Reply.NullArray n -> b.append("(nil)");
       case Reply.Array a -> list(a.items(), b, '[', ']');
-      case Reply.Ints ints -> {
+      case Reply.IntRows rows -> {
+        long[] values = rows.values();
         b.append('[');
-        for (int i = 0; i < ints.values().length; i++) {
-          b.append(i > 0 ? ", " : "").append("(integer) ").append(ints.values()[i]);
+        for (int i = 0; i < values.length; i++) {
+          boolean rowStart = i % rows.width() == 0;
+          b.append(i == 0 ? "" : rowStart ? "], " : ", ").append(rowStart ? "[" : "");
+          b.append("(integer) ").append(values[i]);
         }
-        b.append(']');
+        b.append(values.length > 0 ? "]]" : "]");
       }
       case Reply.Set s -> list(s.items(), b, '<', '>');
       case Reply.Map m -> {

@@ -35,24 +35,37 @@ public sealed interface Reply {
   record Array(List<Reply> items) implements Reply {}
 
   /**
-   * {@code *n} of integers, from an array the reply now owns: a windowed query's counts without an
-   * object per count. Encoded and shown as the {@link Array} of {@link Int}s it stands for; equal
-   * to another {@code Ints} of the same values.
+   * {@code *rows} of {@code *width} integers each, row after row from one array the reply now owns
+   * ({@code values.length / width} rows): a windowed query's counts, a row per name, without an
+   * object per count or per row. Encoded and shown as the {@link Array} of {@link Array}s of {@link
+   * Int}s it stands for; equal to another {@code IntRows} of the same values and width.
    */
-  record Ints(long[] values) implements Reply {
+  record IntRows(long[] values, int width) implements Reply {
+    public IntRows {
+      if (width <= 0 || values.length % width != 0) {
+        throw new IllegalArgumentException(values.length + " values do not make rows of " + width);
+      }
+    }
+
+    public int rows() {
+      return values.length / width;
+    }
+
     @Override
     public boolean equals(Object o) {
-      return o instanceof Ints other && java.util.Arrays.equals(values, other.values);
+      return o instanceof IntRows other
+          && width == other.width
+          && java.util.Arrays.equals(values, other.values);
     }
 
     @Override
     public int hashCode() {
-      return java.util.Arrays.hashCode(values);
+      return 31 * width + java.util.Arrays.hashCode(values);
     }
 
     @Override
     public String toString() {
-      return "Ints" + java.util.Arrays.toString(values);
+      return "IntRows[width=" + width + ", values=" + java.util.Arrays.toString(values) + "]";
     }
   }
 

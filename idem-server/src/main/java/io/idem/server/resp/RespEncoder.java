@@ -58,10 +58,15 @@ public final class RespEncoder {
       case Reply.Null n -> out.writeBytes(resp3 ? RESP3_NULL : NULL_BULK);
       case Reply.NullArray n -> out.writeBytes(resp3 ? RESP3_NULL : NULL_ARRAY);
       case Reply.Array a -> writeAggregate('*', a.items().size(), a.items(), protocol, out);
-      case Reply.Ints ints -> {
-        writeLength(ARRAY_HEADERS, '*', ints.values().length, out);
-        for (long v : ints.values()) {
-          writeInteger(v, out);
+      case Reply.IntRows rows -> {
+        long[] values = rows.values();
+        int width = rows.width();
+        writeLength(ARRAY_HEADERS, '*', rows.rows(), out);
+        for (int start = 0; start < values.length; start += width) {
+          writeLength(ARRAY_HEADERS, '*', width, out);
+          for (int i = start; i < start + width; i++) {
+            writeInteger(values[i], out);
+          }
         }
       }
       case Reply.Set s ->

@@ -1,6 +1,7 @@
 package io.idem.server.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.server.reply.Reply;
 import io.netty.buffer.ByteBuf;
@@ -100,16 +101,28 @@ class RespEncoderTest {
   }
 
   @Test
-  void write_ints_asAnArrayOfIntegers() {
-    assertBoth(new Reply.Ints(new long[0]), "*0\r\n");
+  void write_intRows_asArraysOfIntegers() {
+    assertBoth(new Reply.IntRows(new long[0], 1), "*0\r\n");
     assertBoth(
-        new Reply.Ints(new long[] {0, -1, 511, 512, Long.MIN_VALUE}),
-        "*5\r\n:0\r\n:-1\r\n:511\r\n:512\r\n:-9223372036854775808\r\n");
+        new Reply.IntRows(new long[] {0, -1, 511, 512, Long.MIN_VALUE}, 5),
+        "*1\r\n*5\r\n:0\r\n:-1\r\n:511\r\n:512\r\n:-9223372036854775808\r\n");
     assertBoth(
-        Reply.array(new Reply.Ints(new long[] {3}), new Reply.Ints(new long[] {4, 5})),
-        "*2\r\n*1\r\n:3\r\n*2\r\n:4\r\n:5\r\n");
-    assertThat(io.idem.server.reply.Replies.show(new Reply.Ints(new long[] {1, -2})))
-        .isEqualTo("[(integer) 1, (integer) -2]");
+        new Reply.IntRows(new long[] {3, 4, 5, 6}, 2),
+        "*2\r\n*2\r\n:3\r\n:4\r\n*2\r\n:5\r\n:6\r\n");
+    assertBoth(
+        new Reply.IntRows(new long[] {3, 4, 5}, 1), "*3\r\n*1\r\n:3\r\n*1\r\n:4\r\n*1\r\n:5\r\n");
+    assertThat(io.idem.server.reply.Replies.show(new Reply.IntRows(new long[] {1, -2, 3, 4}, 2)))
+        .isEqualTo("[[(integer) 1, (integer) -2], [(integer) 3, (integer) 4]]");
+    assertThat(io.idem.server.reply.Replies.show(new Reply.IntRows(new long[0], 3)))
+        .isEqualTo("[]");
+    assertThat(new Reply.IntRows(new long[] {1, 2}, 1))
+        .isEqualTo(new Reply.IntRows(new long[] {1, 2}, 1))
+        .hasSameHashCodeAs(new Reply.IntRows(new long[] {1, 2}, 1))
+        .isNotEqualTo(new Reply.IntRows(new long[] {1, 2}, 2));
+    assertThatThrownBy(() -> new Reply.IntRows(new long[3], 2))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Reply.IntRows(new long[0], 0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

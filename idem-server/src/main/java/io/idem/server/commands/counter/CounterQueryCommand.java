@@ -28,7 +28,7 @@ public final class CounterQueryCommand implements Handler {
     }
     WindowedCounters table = found.table();
     int[] resolution = query.resolve(table, end, now);
-    long[][] sums;
+    long[] sums;
     try {
       sums =
           table.sums(
@@ -42,10 +42,6 @@ public final class CounterQueryCommand implements Handler {
     } catch (IOException e) {
       throw new CommandException(Counters.CORRUPT);
     }
-    Reply[] out = new Reply[sums.length];
-    for (int n = 0; n < sums.length; n++) {
-      out[n] = new Reply.Ints(sums[n]);
-    }
-    return Reply.array(out);
+    return new Reply.IntRows(sums, query.windows().length);
   }
 }

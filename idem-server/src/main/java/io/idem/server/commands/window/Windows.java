@@ -198,15 +198,7 @@ public final class Windows {
 
     /** The reply of a free key: zero for every name and window. */
     public Reply zeros() {
-      List<Reply> zeros = new ArrayList<>(windows.length);
-      for (int w = 0; w < windows.length; w++) {
-        zeros.add(Reply.ZERO);
-      }
-      List<Reply> out = new ArrayList<>(names.length);
-      for (int i = 0; i < names.length; i++) {
-        out.add(Reply.array(zeros));
-      }
-      return Reply.array(out);
+      return new Reply.IntRows(new long[names.length * windows.length], windows.length);
     }
   }
 

@@ -95,7 +95,13 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   private static final byte[] EMPTY = new byte[0];
   private static final byte[][] NO_ARGS = new byte[0][];
-  private static final int INITIAL_ARGS = 16;
+
+  /**
+   * Argument slots made before the arguments come: enough for a query of thirty features and more
+   * without regrowing, while a header that announces a million arguments and sends none costs a
+   * small array; past it the slots double as arguments arrive.
+   */
+  private static final int INITIAL_ARGS = 64;
 
   /** Returned by a state's method when it needs more bytes than there are. */
   private static final Object NEED_MORE = new Object();

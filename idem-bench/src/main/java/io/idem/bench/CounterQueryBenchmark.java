@@ -122,7 +122,7 @@ public class CounterQueryBenchmark {
   }
 
   @Benchmark
-  public long[][] dayQuery() throws IOException {
+  public long[] dayQuery() throws IOException {
     byte[][] names = prepared[next];
     next = next + 1 == queries ? 0 : next + 1;
     return table.sums(store, names, DAY, hourResolution, END);

@@ -2,6 +2,8 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -213,6 +215,28 @@ class CounterCommandsTest {
     h.call("BF.ADD", "s", "x");
     assertThat(h.show("COUNTER.QUERY", "s", "*", "1h", "NAMES", "n"))
         .startsWith("(error) WRONGTYPE");
+  }
+
+  @Test
+  void query_answersAtMostTwentyThousandCounts_forAFreeKeyToo() {
+    h.call("COUNTER.INCRBY", "c", "*", "n", "1");
+    // 100 windows of one hour (all the same row) times 200 names: 20,000 counts, the most.
+    List<String> words = new ArrayList<>(List.of("COUNTER.QUERY", "?", "*"));
+    words.addAll(java.util.Collections.nCopies(100, "1h"));
+    words.add("NAMES");
+    for (int i = 0; i < 200; i++) {
+      words.add(i == 0 ? "n" : "m" + i);
+    }
+    String tooMany = "(error) ERR a query may ask for at most 20000 counts (names x windows)";
+    for (String key : List.of("c", "free")) {
+      words.set(1, key);
+      String reply = h.show(words.toArray(String[]::new));
+      assertThat(reply).startsWith("[[(integer) " + (key.equals("c") ? 1 : 0) + ", ");
+      assertThat(reply.split("\\(integer\\)")).hasSize(20_001);
+      words.add("one-more");
+      assertThat(h.show(words.toArray(String[]::new))).isEqualTo(tooMany);
+      words.removeLast();
+    }
   }
 
   // ---- expiry, keyspace

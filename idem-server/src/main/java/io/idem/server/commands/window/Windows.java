@@ -62,6 +62,15 @@ public final class Windows {
           + MAX_QUERY_ROWS
           + " rows (names x the rows of their windows): ask for fewer names or shorter windows";
 
+  /**
+   * The most counts one query answers (names × windows): its reply stays bounded, a free key's too,
+   * whose query reads no rows.
+   */
+  public static final long MAX_QUERY_COUNTS = MAX_QUERY_ROWS;
+
+  public static final String TOO_MANY_COUNTS =
+      "ERR a query may ask for at most " + MAX_QUERY_COUNTS + " counts (names x windows)";
+
   private Windows() {}
 
   /** A time argument: {@code *} for the server's clock, else Unix milliseconds. */
@@ -158,6 +167,9 @@ public final class Windows {
       }
       if (namesAt == 3 || namesAt + 1 >= argc) {
         throw new CommandException(Errors.SYNTAX);
+      }
+      if ((long) (namesAt - 3) * (argc - namesAt - 1) > MAX_QUERY_COUNTS) {
+        throw new CommandException(TOO_MANY_COUNTS);
       }
       long[] windows = new long[namesAt - 3];
       for (int w = 0; w < windows.length; w++) {

@@ -147,8 +147,9 @@ public final class RowCache {
   }
 
   /**
-   * {@link #get} of every key into {@code out}, in two passes: all sets, then their entries and
-   * keys, so the cache misses of different keys overlap instead of each waiting for the last.
+   * {@link #get} of every key into {@code out}, in passes over all the keys (their sets, then their
+   * entries, then their keys), so the cache misses of different keys overlap instead of each
+   * waiting for the last.
    */
   public void getAll(java.util.List<byte[]> keys, @Nullable Object[] out) {
     getAll(keys(keys), out);
@@ -181,9 +182,9 @@ public final class RowCache {
       int h = hashes[j];
       Entry e = (Entry) out[j];
       if (!(mayHold(e, h) && keys.matches(j, e.key))) {
-        // Two keys of one hash in a set, or a slot changed since: the other way decides.
+        // Two keys of one hash in a set, or a slot changed since: both ways again, as get does.
         Entry first = s.get(set(h));
-        e = e == first ? s.get(set(h) + 1) : first;
+        e = mayHold(first, h) && keys.matches(j, first.key) ? first : s.get(set(h) + 1);
       }
       out[j] = mayHold(e, h) && keys.matches(j, e.key) ? rowOf(e) : MISS;
     }

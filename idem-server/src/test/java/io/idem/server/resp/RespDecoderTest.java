@@ -55,6 +55,20 @@ class RespDecoderTest {
   }
 
   @Test
+  void decode_manyArguments_pastTheSlotsMadeUpFront_allInOrder() {
+    byte[][] args = new byte[200][];
+    StringBuilder expected = new StringBuilder("[");
+    for (int i = 0; i < args.length; i++) {
+      args[i] = bytes("a" + i);
+      expected.append(i == 0 ? "" : " ").append("a").append(i);
+    }
+    expected.append(']');
+    byte[] input = resp(args);
+    assertThat(whole(input)).containsExactly(expected.toString());
+    assertThat(byteByByte(input)).containsExactly(expected.toString());
+  }
+
+  @Test
   void decode_pipeline_commandsInArrivalOrder() {
     String input = "*1\r\n$4\r\nPING\r\nECHO a\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\nQUIT\n";
     assertThat(whole(input)).containsExactly("[PING]", "[ECHO a]", "[GET k]", "[QUIT]");

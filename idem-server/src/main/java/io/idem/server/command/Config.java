@@ -1,5 +1,6 @@
 package io.idem.server.command;
 
+import io.idem.server.store.RocksStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,7 +90,7 @@ public final class Config {
     c.define(
         bytes(
             "snapshot-log-bytes",
-            64L << 20,
+            RocksStore.LOG_BYTES_BEFORE_FLUSH,
             1 << 20,
             Long.MAX_VALUE,
             true,

@@ -230,6 +230,21 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         100,
         TimeUnit.MILLISECONDS);
     cron.scheduleWithFixedDelay(this::everySecond, 1, 1, TimeUnit.SECONDS);
+    // Often, so a write load overshoots snapshot-log-bytes by little: the default is chosen so the
+    // log is truncated while still in memory (RocksStore.LOG_BYTES_BEFORE_FLUSH).
+    cron.scheduleWithFixedDelay(
+        () -> {
+          try {
+            if (store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
+              saveInBackground();
+            }
+          } catch (RuntimeException e) {
+            log.error("background task failed", e);
+          }
+        },
+        20,
+        20,
+        TimeUnit.MILLISECONDS);
     background.scheduleWithFixedDelay(
         () -> {
           try {
@@ -250,10 +265,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       lastCommandCount = processed;
       long now = System.currentTimeMillis();
       long interval = config.getLong("snapshot-interval") * 1000;
-      boolean due =
-          store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval
-              || store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes");
-      if (due) {
+      if (store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval) {
         saveInBackground();
       }
       long timeout = config.getLong("timeout") * 1000;

@@ -95,6 +95,7 @@ public final class RocksStore implements Journal {
   private final ColumnFamilyHandle logCf;
   private final ColumnFamilyHandle rowsCf;
   private final ColumnFamilyOptions rowsOptions;
+  private final ColumnFamilyOptions logOptions;
   private final org.rocksdb.StringAppendOperator rowsMerge =
       new org.rocksdb.StringAppendOperator("");
 
@@ -200,13 +201,14 @@ public final class RocksStore implements Journal {
     }
     cfOptions = new ColumnFamilyOptions().optimizeLevelStyleCompaction(MEMTABLE_BUDGET);
     rowsOptions = rowsOptions();
+    logOptions = logOptions();
     List<ColumnFamilyDescriptor> descriptors =
         List.of(
             new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
             new ColumnFamilyDescriptor(bytes("names"), cfOptions),
             new ColumnFamilyDescriptor(bytes("objects"), cfOptions),
             new ColumnFamilyDescriptor(bytes("chunks"), cfOptions),
-            new ColumnFamilyDescriptor(bytes("log"), cfOptions),
+            new ColumnFamilyDescriptor(bytes("log"), logOptions),
             new ColumnFamilyDescriptor(bytes("rows"), rowsOptions));
     dbOptions =
         new DBOptions()
@@ -223,6 +225,7 @@ public final class RocksStore implements Journal {
       dbOptions.close();
       cfOptions.close();
       rowsOptions.close();
+      logOptions.close();
       closeOwnNatives();
       String m = String.valueOf(e.getMessage());
       if (m.contains("lock file") || m.contains("LOCK")) {
@@ -271,6 +274,32 @@ public final class RocksStore implements Journal {
         .setCompressionType(org.rocksdb.CompressionType.LZ4_COMPRESSION)
         .setBottommostCompressionType(org.rocksdb.CompressionType.ZSTD_COMPRESSION);
   }
+
+  /**
+   * The log's records live until the next snapshot truncates them. One memtable as large as the
+   * whole budget (the write buffer manager flushes it before it fills) holds the log written
+   * between two snapshots when the server snapshots at {@link #LOG_BYTES_BEFORE_FLUSH}: the
+   * truncation then lands in the same memtable as the records it covers, and they never reach disk.
+   * Flushing them instead (16 MiB buffers) cost BF.ADD about a seventh of its speed on two cores
+   * (BENCHMARKS.md). What is flushed is not compressed: it is soon deleted.
+   */
+  private static ColumnFamilyOptions logOptions() {
+    return new ColumnFamilyOptions()
+        .setWriteBufferSize(MEMTABLE_BUDGET)
+        .setMaxWriteBufferNumber(3)
+        .setMinWriteBufferNumberToMerge(1)
+        .setTargetFileSizeBase(MEMTABLE_BUDGET)
+        .setMaxBytesForLevelBase(4 * MEMTABLE_BUDGET)
+        .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION);
+  }
+
+  /**
+   * Log bytes (as {@link #logBytesSinceSnapshot()} counts them) that fit in the log's memtable with
+   * room to spare, so a snapshot started here truncates the log before it is flushed. An entry
+   * takes more than its record (internal key, skip-list node): BF.ADD's took 1.5-1.6 times its log
+   * bytes, and the write buffer manager flushes at 7/8 of {@link #MEMTABLE_BUDGET}.
+   */
+  public static final long LOG_BYTES_BEFORE_FLUSH = 3 * MEMTABLE_BUDGET / 8;
 
   /**
    * Opens (or creates) the store in {@code dir}, loads every live value into a new engine, and
@@ -1104,6 +1133,18 @@ public final class RocksStore implements Journal {
     return dirty.size();
   }
 
+  /** Bytes of the log's SST files: what reached disk of it besides the write-ahead log. */
+  long logFileBytes() throws RocksDBException {
+    return db.getLongProperty(logCf, "rocksdb.total-sst-files-size");
+  }
+
+  /** Flushes the log's memtables to SST files and waits: for tests. */
+  void flushLog() throws RocksDBException {
+    try (var wait = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+      db.flush(wait, logCf);
+    }
+  }
+
   /** Bytes the data directory's files take (SST files, write-ahead logs, manifests). */
   public long diskBytes() {
     try (var files = Files.list(dir)) {
@@ -1319,6 +1360,7 @@ public final class RocksStore implements Journal {
     dbOptions.close();
     cfOptions.close();
     rowsOptions.close();
+    logOptions.close();
     closeOwnNatives();
   }
 

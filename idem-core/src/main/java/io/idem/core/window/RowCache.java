@@ -3,6 +3,7 @@ package io.idem.core.window;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
@@ -22,18 +23,20 @@ import org.jspecify.annotations.Nullable;
  * queries read again, and rows cached for writes would crowd the few that queries read among many
  * more that they do not (measured in BENCHMARKS.md). Writers hold the table's lock and write
  * through ({@link #beginWrite}, {@link #put}, {@link #endWrite}): a row already cached takes its
- * new bytes here before the store has them; every other slot of the key's set is only replaced by
- * an equal but new object. Readers run without the lock and fill what they read from the store only
- * if no write began or ended meanwhile (a sequence lock), and only into a slot as they saw it
- * before that last check (a compare-and-set): a writer that began after the check replaces both
- * slots of that set with objects no reader has seen, so the reader's swap fails, or overwrites what
- * the swap put if it came first. A row read before a write is never cached once the write has put
- * that key here (until then the store, too, holds the old row).
+ * new bytes here before the store has them. Readers run without the lock and never wait: a lookup
+ * reads the slots, whose entries are never changed once made. A reader fills what it read from the
+ * store only if no write began or ended meanwhile (a sequence lock), checked while it holds its
+ * key's set (a claim, one int a set): a writer claims the set too before it puts a key there, so it
+ * either comes first, and the reader's check fails, or comes after and finds the reader's row to
+ * replace. A row read before a write is never cached once the write has put that key here (until
+ * then the store, too, holds the old row). A reader that finds the set claimed does not fill; a
+ * writer waits for the reader, which holds the set for a few loads and stores.
  *
- * <p>A key is never cached in both ways of its set. A way that holds a row always holds one (a
- * writer replaces it with a copy, a fill with another row), so two readers of a key choose the same
- * way unless the way the earlier one chose changed between their looks, and then its swap fails; a
- * reader that looks after the other's swap finds the key.
+ * <p>A write allocates nothing but the entry of a cached key's new row: a load that increments far
+ * more rows than queries read leaves no garbage here (earlier, each write replaced both ways of
+ * every set it touched with fresh objects, and a load filled the old generation with them).
+ *
+ * <p>A key is never cached in both ways of its set: a fill looks for it again under the claim.
  *
  * <p>The slot array is allocated with the first fill; the rows' bytes are counted as they come and
  * go.
@@ -46,16 +49,19 @@ public final class RowCache {
   /** What a cached row costs beside its key and row bytes: its entry and two array headers. */
   static final int ENTRY_BYTES = 56;
 
-  /** What a slot's mark costs: an entry without arrays of its own. */
-  static final int MARK_BYTES = 24;
+  /** What a slot costs once the arrays are allocated: its reference and half its set's claim. */
+  static final int SLOT_BYTES = 6;
 
   private static final byte[] ABSENT = new byte[0];
-  private static final byte[] NO_KEY = new byte[0];
 
   /** The key's hash lets a lookup pass over the other way's entry without reading its key. */
   private record Entry(int hash, byte[] key, byte[] row) {}
 
   private volatile @Nullable AtomicReferenceArray<@Nullable Entry> slots;
+
+  /** Per set, 1 while a reader or the writer holds it: set before {@link #slots}. */
+  private volatile @Nullable AtomicIntegerArray claims;
+
   private final int mask;
   private final AtomicLong writes = new AtomicLong();
   private final AtomicInteger filled = new AtomicInteger();
@@ -81,9 +87,9 @@ public final class RowCache {
     return filled.get();
   }
 
-  /** Bytes the cache holds: its slot array once allocated, its rows with their keys, its marks. */
+  /** Bytes the cache holds: its arrays once allocated, its rows with their keys. */
   public long bytes() {
-    return (slots == null ? 0 : 4L * slots()) + bytes.get();
+    return (slots == null ? 0 : (long) SLOT_BYTES * slots()) + bytes.get();
   }
 
   /** The cached row (null if cached as absent), or {@link #MISS}. */
@@ -200,42 +206,53 @@ public final class RowCache {
    * way then or began or ended since: the row may be older than what that write put.
    */
   public void fill(long ticket, byte[] key, byte @Nullable [] row) {
-    fill(ticket, key, row, () -> {});
+    fill(ticket, key, row, () -> {}, () -> {});
   }
 
   /**
-   * As {@link #fill(long, byte[], byte[])}, running {@code beforeSwap} last: for tests of races.
+   * As {@link #fill(long, byte[], byte[])}, running {@code beforeClaim} just before it claims the
+   * key's set and {@code whileClaimed} just before it stores its row: for tests of races.
    */
-  void fill(long ticket, byte[] key, byte @Nullable [] row, Runnable beforeSwap) {
+  void fill(
+      long ticket, byte[] key, byte @Nullable [] row, Runnable beforeClaim, Runnable whileClaimed) {
     if ((ticket & 1) != 0) {
       return;
     }
-    // The array before the check, so that a writer that finds none began after the check.
     AtomicReferenceArray<@Nullable Entry> s = array();
+    AtomicIntegerArray c = java.util.Objects.requireNonNull(claims);
     int h = hashOf(key);
     int i = set(h);
-    Entry first = s.get(i);
-    Entry second = s.get(i + 1);
-    if (holds(first, h, key) || holds(second, h, key)) {
-      return; // cached already, by another reader
+    if (holds(s.get(i), h, key) || holds(s.get(i + 1), h, key) || writes.get() != ticket) {
+      return; // cached already, by another reader; or a write makes the row stale
     }
-    if (writes.get() != ticket) {
-      return;
-    }
-    // An empty way first; when both hold rows, either at random: a choice fixed by the key
-    // would let two hot keys evict each other forever beside a row no query reads any more.
-    int way =
-        !holdsRow(first)
-            ? i
-            : !holdsRow(second) ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
-    Entry seen = way == i ? first : second;
     // Fresh copies, allocated with the entry, so that the three lie side by side in memory (a
     // copying collector tends to keep them so): a lookup then waits for one distant read, not
-    // three.
+    // three. Made before the claim, which then lasts a few loads and stores.
     Entry mine = adjacent(h, key, row);
-    beforeSwap.run();
-    if (s.compareAndSet(way, seen, mine)) {
+    beforeClaim.run();
+    int lock = i >>> 1;
+    if (!c.compareAndSet(lock, 0, 1)) {
+      return; // the writer, or another reader, holds the set
+    }
+    try {
+      // Under the claim, a write that began since is certain to be seen here, or to come after.
+      Entry first = s.get(i);
+      Entry second = s.get(i + 1);
+      if (writes.get() != ticket || holds(first, h, key) || holds(second, h, key)) {
+        return;
+      }
+      // An empty way first; when both hold rows, either at random: a choice fixed by the key
+      // would let two hot keys evict each other forever beside a row no query reads any more.
+      int way =
+          first == null
+              ? i
+              : second == null ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
+      Entry seen = way == i ? first : second;
+      whileClaimed.run();
+      s.set(way, mine);
       counted(seen, mine);
+    } finally {
+      c.set(lock, 0);
     }
   }
 
@@ -246,39 +263,38 @@ public final class RowCache {
 
   /**
    * A writer's new row (null if it is deleted), before the store has it: it replaces the key's
-   * cached row, if any. Every other slot of the key's set is replaced by a new object, equal but
-   * one that no reader has seen: a reader that read this key's old row and saw the set before this
-   * write cannot swap it in after (a fresh object, so a slot never returns to what a reader saw).
+   * cached row, if any. The set is claimed meanwhile, so that a reader filling this key either saw
+   * this write begin or filled before, and is replaced here.
    */
   public void put(byte[] key, byte @Nullable [] row) {
     AtomicReferenceArray<@Nullable Entry> s = slots;
     if (s == null) {
       return; // nothing filled yet, and a reader that creates the array now fails its check
     }
+    AtomicIntegerArray c = java.util.Objects.requireNonNull(claims);
     int h = hashOf(key);
     int i = set(h);
-    put(s, i, h, key, row);
-    put(s, i + 1, h, key, row);
-  }
-
-  private void put(
-      AtomicReferenceArray<@Nullable Entry> s, int i, int h, byte[] key, byte @Nullable [] row) {
-    while (true) {
-      Entry seen = s.get(i);
-      Entry next;
-      // No copies here, unlike a fill: a distinct table's row may be a 12 KiB sketch, and a write
-      // would copy it for every cached row in the sets it touches.
-      if (holds(seen, h, key)) {
-        next = new Entry(h, key, row == null ? ABSENT : row);
-      } else if (holdsRow(seen)) {
-        next = new Entry(seen.hash, seen.key, seen.row);
+    int lock = i >>> 1;
+    for (int spins = 0; !c.compareAndSet(lock, 0, 1); spins++) {
+      // A reader holds it for a few loads and stores, unless it lost its core meanwhile.
+      if (spins < 64) {
+        Thread.onSpinWait();
       } else {
-        next = new Entry(0, NO_KEY, ABSENT);
+        Thread.yield();
       }
-      if (s.compareAndSet(i, seen, next)) {
-        counted(seen, next);
-        return;
+    }
+    try {
+      for (int way = i; way <= i + 1; way++) {
+        Entry seen = s.get(way);
+        if (holds(seen, h, key)) {
+          // No copies here, unlike a fill: a distinct table's row may be a 12 KiB sketch.
+          Entry next = new Entry(h, key, row == null ? ABSENT : row);
+          s.set(way, next);
+          counted(seen, next);
+        }
       }
+    } finally {
+      c.set(lock, 0);
     }
   }
 
@@ -293,6 +309,7 @@ public final class RowCache {
       synchronized (this) {
         s = slots;
         if (s == null) {
+          claims = new AtomicIntegerArray((mask + 1) / 2);
           s = new AtomicReferenceArray<>(mask + 1);
           slots = s;
         }
@@ -302,7 +319,7 @@ public final class RowCache {
   }
 
   private void counted(@Nullable Entry old, Entry now) {
-    if (holdsRow(now) && !holdsRow(old)) {
+    if (old == null) {
       filled.incrementAndGet();
     }
     bytes.addAndGet(size(now) - size(old));
@@ -324,18 +341,11 @@ public final class RowCache {
 
   /** A row whose key has this hash: the key itself is still to compare. */
   private static boolean mayHold(@Nullable Entry e, int hash) {
-    return e != null && e.hash == hash && e.key != NO_KEY;
-  }
-
-  private static boolean holdsRow(@Nullable Entry e) {
-    return e != null && e.key != NO_KEY;
+    return e != null && e.hash == hash;
   }
 
   private static long size(@Nullable Entry e) {
-    if (e == null) {
-      return 0;
-    }
-    return e.key == NO_KEY ? MARK_BYTES : ENTRY_BYTES + e.key.length + e.row.length;
+    return e == null ? 0 : ENTRY_BYTES + e.key.length + e.row.length;
   }
 
   /**

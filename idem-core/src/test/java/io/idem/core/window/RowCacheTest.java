@@ -82,38 +82,22 @@ class RowCacheTest {
     assertThat(c.get(key("gone"))).isNull(); // deleted: cached as absent
     assertThat(c.get(key("new"))).isSameAs(RowCache.MISS);
     assertThat(c.filled()).isEqualTo(2);
-    // One byte more for a's row, one less for gone's, and a mark in every empty way of the three
-    // keys' sets (three sets here): the other way of a's and of gone's, both of new's.
-    assertThat(c.bytes()).isEqualTo(filled + 4 * RowCache.MARK_BYTES);
+    // One byte more for a's row, one less for gone's; nothing in the sets of keys not cached.
+    assertThat(c.bytes()).isEqualTo(filled);
   }
 
   @Test
-  void aWriteBetweenAReadersCheckAndItsSwapWins() {
-    // The reader passed its check before the write began, so only the slot can stop it: every
-    // write replaces both ways of the key's set with objects the reader has not seen, whatever
-    // they held. The reader swaps into the first way when it is empty, the second when only the
-    // first holds a row, and a way its key's hash picks when both do.
-    for (String before : new String[] {null, "mark", "other", "full"}) {
+  void aWriteBeforeAReaderClaimsItsSet_stopsTheFill() {
+    // The reader passed its first check before the write began (the fill makes the slot array
+    // first, so the write finds one); it checks again once it holds the set, whatever the set
+    // held, and the write evicts nothing.
+    for (int held = 0; held <= 2; held++) {
       RowCache c = new RowCache(2); // one set: every key shares it
-      List<String> others = List.of();
-      if ("mark".equals(before)) {
-        long stale = c.readTicket();
-        c.beginWrite();
-        c.endWrite();
-        c.fill(stale, key("x"), new byte[] {7}); // refused, but the slot array is there now
-        c.beginWrite();
-        c.put(key("x"), new byte[] {7}); // so the write leaves a mark in both ways
-        c.endWrite();
-        assertThat(c.bytes()).isEqualTo(2 * 4 + 2 * RowCache.MARK_BYTES);
-      } else if ("other".equals(before)) {
-        others = List.of("o1");
-      } else if ("full".equals(before)) {
-        others = List.of("o1", "o2");
-      }
+      List<String> others = List.of("o1", "o2").subList(0, held);
       for (String o : others) {
         c.fill(c.readTicket(), key(o), new byte[] {7});
       }
-      assertThat(c.filled()).isEqualTo(others.size());
+      assertThat(c.filled()).isEqualTo(held);
       c.fill(
           c.readTicket(),
           key("k"),
@@ -122,15 +106,67 @@ class RowCacheTest {
             c.beginWrite();
             c.put(key("k"), new byte[] {2});
             c.endWrite();
-          });
-      assertThat(c.get(key("k"))).as("set held " + before).isSameAs(RowCache.MISS);
+          },
+          () -> {});
+      assertThat(c.get(key("k"))).as("set held %d", held).isSameAs(RowCache.MISS);
       for (String o : others) {
-        assertThat((byte[]) c.get(key(o))).containsExactly(7); // the write evicted nothing
+        assertThat((byte[]) c.get(key(o))).containsExactly(7);
       }
       // Without the write, the same fill lands.
       c.fill(c.readTicket(), key("k"), new byte[] {2});
-      assertThat((byte[]) c.get(key("k"))).as("set held " + before).containsExactly(2);
+      assertThat((byte[]) c.get(key("k"))).as("set held %d", held).containsExactly(2);
     }
+  }
+
+  @Test
+  void aWriteWhileAReaderHoldsTheSet_waitsForIt_andReplacesItsRow() throws Exception {
+    // The reader checked before the write began and is storing its (now stale) row: the writer
+    // must wait for the set, then find that row and replace it.
+    RowCache c = new RowCache(2);
+    AtomicReference<Thread> writer = new AtomicReference<>();
+    c.fill(
+        c.readTicket(),
+        key("k"),
+        new byte[] {1},
+        () -> {},
+        () -> {
+          writer.set(
+              Thread.ofPlatform()
+                  .start(
+                      () -> {
+                        c.beginWrite();
+                        c.put(key("k"), new byte[] {2});
+                        c.endWrite();
+                      }));
+          try {
+            while ((c.readTicket() & 1) == 0) { // until the write has begun
+              Thread.onSpinWait();
+            }
+            // It cannot end while this reader holds the set, however long it is given.
+            writer.get().join(50);
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+          assertThat(writer.get().isAlive()).isTrue();
+        });
+    writer.get().join();
+    assertThat((byte[]) c.get(key("k"))).containsExactly(2);
+    assertThat(c.filled()).isEqualTo(1);
+  }
+
+  @Test
+  void aReaderThatFindsTheSetHeld_fillsNothing() {
+    RowCache c = new RowCache(2);
+    c.fill(
+        c.readTicket(),
+        key("k"),
+        new byte[] {1},
+        () -> {},
+        () -> c.fill(c.readTicket(), key("j"), new byte[] {2}));
+    assertThat((byte[]) c.get(key("k"))).containsExactly(1);
+    assertThat(c.get(key("j"))).isSameAs(RowCache.MISS);
+    c.fill(c.readTicket(), key("j"), new byte[] {2}); // the set is free again
+    assertThat((byte[]) c.get(key("j"))).containsExactly(2);
   }
 
   @Test
@@ -163,8 +199,8 @@ class RowCacheTest {
 
   @Test
   void aKeyIsNeverCachedInBothWays() {
-    // The reader saw the set empty and chose the first way; meanwhile another row took that way
-    // and another reader cached the same key in the second. The first reader's swap must fail.
+    // The reader saw the set empty; before it held the set, another row took the first way and
+    // another reader cached the same key in the second. The first reader must look again.
     RowCache c = new RowCache(2);
     c.fill(
         c.readTicket(),
@@ -173,12 +209,16 @@ class RowCacheTest {
         () -> {
           c.fill(c.readTicket(), key("o1"), new byte[] {7}); // the first way
           c.fill(c.readTicket(), key("k"), new byte[] {1}); // the second
-        });
+        },
+        () -> {});
     assertThat((byte[]) c.get(key("o1"))).containsExactly(7);
     assertThat((byte[]) c.get(key("k"))).containsExactly(1);
     assertThat(c.filled()).isEqualTo(2);
     assertThat(c.bytes())
-        .isEqualTo(2 * 4 + (RowCache.ENTRY_BYTES + 2 + 1) + (RowCache.ENTRY_BYTES + 1 + 1));
+        .isEqualTo(
+            2 * RowCache.SLOT_BYTES
+                + (RowCache.ENTRY_BYTES + 2 + 1)
+                + (RowCache.ENTRY_BYTES + 1 + 1));
   }
 
   @Test
@@ -204,8 +244,8 @@ class RowCacheTest {
   }
 
   @Test
-  void aKeyWhoseHashIsZero_isNotTakenForAMark() {
-    byte[] zero = {(byte) -31}; // Arrays.hashCode 31 - 31 = 0, the tag marks carry
+  void aKeyWhoseHashIsZero_isCachedAsAnyOther() {
+    byte[] zero = {(byte) -31}; // Arrays.hashCode 31 - 31 = 0, what an empty entry would carry
     assertThat(Arrays.hashCode(zero)).isZero();
     RowCache c = new RowCache(4);
     long stale = c.readTicket();
@@ -213,7 +253,7 @@ class RowCacheTest {
     c.endWrite();
     c.fill(stale, key("x"), null); // refused, but the slot array is there now
     c.beginWrite();
-    c.put(zero, new byte[] {1}); // marks both ways of its set
+    c.put(zero, new byte[] {1}); // not cached: nothing to replace
     c.endWrite();
     Object[] out = new Object[1];
     c.getAll(List.of(zero), out);
@@ -250,7 +290,7 @@ class RowCacheTest {
   }
 
   @Test
-  void getAll_answersAsGetDoes_forHitsAbsentsMarksAndMisses() {
+  void getAll_answersAsGetDoes_forHitsAbsentsAndMisses() {
     RowCache c = new RowCache(64); // keys share some slots, and many stay empty
     List<byte[]> keys = new java.util.ArrayList<>();
     for (int i = 0; i < 40; i++) {
@@ -265,12 +305,10 @@ class RowCacheTest {
     long filledBytes = c.bytes();
     c.beginWrite();
     for (int i = 1; i < 40; i += 3) {
-      c.put(keys.get(i), new byte[] {(byte) i}); // a mark where empty, else a copy of another row
+      c.put(keys.get(i), new byte[] {(byte) i}); // not cached: changes nothing here
     }
     c.endWrite();
-    long marks = (c.bytes() - filledBytes) / RowCache.MARK_BYTES;
-    assertThat(c.bytes() - filledBytes).isEqualTo(marks * RowCache.MARK_BYTES);
-    assertThat(marks).isPositive();
+    assertThat(c.bytes()).isEqualTo(filledBytes);
     c.getAll(keys, out);
     int hits = 0;
     for (int i = 0; i < keys.size(); i++) {

@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 final class Counters {
 
   /**
-   * Rows each table caches in front of the store (see RowCache): a 4 MiB slot array from the first
-   * row a query reads, each cached row's key and bytes with 56 bytes more (about 100 bytes for a
-   * 30-byte name), and 24 bytes for each empty slot an increment marked.
+   * Rows each table caches in front of the store (see RowCache): 6 MiB of arrays from the first row
+   * a query reads, and each cached row's key and bytes with 56 bytes more (about 100 bytes for a
+   * 30-byte name).
    */
   static final int CACHE_SLOTS = 1 << 20;
 

@@ -101,14 +101,14 @@ public final class RocksStore implements Journal {
 
   /**
    * RocksDB's memtables, held near a budget: once those of all column families together pass 7/8 of
-   * {@link #MEMTABLE_BUDGET}, the largest is flushed. They are charged to this cache, the rows'
-   * block cache, so blocks give way to them. Not a hard cap: while flushes lag, memtables grow on
-   * (each family's limit, six buffers). Writes are not stalled at the budget: the committer would
-   * stop while the commands it has not written pile up in the heap (a stalling manager ran a 256
-   * MiB heap out of memory under the counter benchmark's load). Left to their defaults ({@code
-   * optimizeLevelStyleCompaction()}: 128 MiB buffers) memtables alone took hundreds of MiB under
-   * that load (BENCHMARKS.md). Index and filter blocks, and the small families' own block caches,
-   * are outside this budget.
+   * {@link #MEMTABLE_BUDGET}, the family whose memtable is oldest is flushed. They are charged to
+   * this cache, the rows' block cache, so blocks give way to them. Not a hard cap: while flushes
+   * lag, memtables grow on (each family's limit of buffers). Writes are not stalled at the budget:
+   * the committer would stop while the commands it has not written pile up in the heap (a stalling
+   * manager ran a 256 MiB heap out of memory under the counter benchmark's load). Left to their
+   * defaults ({@code optimizeLevelStyleCompaction()}: 128 MiB buffers) memtables alone took
+   * hundreds of MiB under that load (BENCHMARKS.md). Index and filter blocks, and the small
+   * families' own block caches, are outside this budget.
    */
   private final org.rocksdb.Cache rowsCache = new org.rocksdb.LRUCache(CACHE_BYTES);
 
@@ -277,17 +277,21 @@ public final class RocksStore implements Journal {
 
   /**
    * The log's records live until the next snapshot truncates them. One memtable as large as the
-   * whole budget (the write buffer manager flushes it before it fills) holds the log written
-   * between two snapshots when the server snapshots at {@link #LOG_BYTES_BEFORE_FLUSH}: the
-   * truncation then lands in the same memtable as the records it covers, and they never reach disk.
-   * Flushing them instead (16 MiB buffers) cost BF.ADD about a seventh of its speed on two cores
-   * (BENCHMARKS.md). What is flushed is not compressed: it is soon deleted.
+   * whole budget holds the log written between two snapshots when the server snapshots at {@link
+   * #LOG_BYTES_BEFORE_FLUSH}, and the truncation (a range delete) marks it for flush: the flush
+   * drops the records the truncation covers, and writes to disk only those that came after it. A
+   * range delete frees no memtable memory, so without the flush the next round's records would push
+   * the memtable past the budget and be flushed before their own truncation. With 16 MiB buffers
+   * (b8b14fb) each round's log was flushed before its truncation: 18 MiB of a 24 MiB log, and two
+   * thirds of RocksDB's background CPU under BF.ADD (BENCHMARKS.md). What is flushed is not
+   * compressed: it is soon deleted.
    */
   private static ColumnFamilyOptions logOptions() {
     return new ColumnFamilyOptions()
         .setWriteBufferSize(MEMTABLE_BUDGET)
         .setMaxWriteBufferNumber(3)
         .setMinWriteBufferNumberToMerge(1)
+        .setMemtableMaxRangeDeletions(1)
         .setTargetFileSizeBase(MEMTABLE_BUDGET)
         .setMaxBytesForLevelBase(4 * MEMTABLE_BUDGET)
         .setCompressionType(org.rocksdb.CompressionType.NO_COMPRESSION);
@@ -1138,11 +1142,15 @@ public final class RocksStore implements Journal {
     return db.getLongProperty(logCf, "rocksdb.total-sst-files-size");
   }
 
-  /** Flushes the log's memtables to SST files and waits: for tests. */
-  void flushLog() throws RocksDBException {
-    try (var wait = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
-      db.flush(wait, logCf);
-    }
+  /** Bytes of the log's memtables. */
+  long logMemtableBytes() throws RocksDBException {
+    return db.getLongProperty(logCf, "rocksdb.cur-size-all-mem-tables");
+  }
+
+  /** Whether a flush of the log's memtables is pending or running. */
+  boolean logFlushing() throws RocksDBException {
+    return db.getLongProperty(logCf, "rocksdb.mem-table-flush-pending") != 0
+        || db.getLongProperty("rocksdb.num-running-flushes") != 0;
   }
 
   /** Bytes the data directory's files take (SST files, write-ahead logs, manifests). */

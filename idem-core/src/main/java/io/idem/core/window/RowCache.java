@@ -49,7 +49,10 @@ public final class RowCache {
   /** What a cached row costs beside its key and row bytes: its entry and two array headers. */
   static final int ENTRY_BYTES = 56;
 
-  /** What a slot costs once the arrays are allocated: its reference and half its set's claim. */
+  /**
+   * What a slot costs once the arrays are allocated: its reference (4 bytes, compressed, as in
+   * heaps under 32 GiB) and half its set's claim.
+   */
   static final int SLOT_BYTES = 6;
 
   private static final byte[] ABSENT = new byte[0];

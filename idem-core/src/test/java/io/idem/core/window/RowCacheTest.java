@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The row cache: what a reader may fill, and sums that never go back under concurrent writes. */
 class RowCacheTest {
@@ -119,6 +120,7 @@ class RowCacheTest {
   }
 
   @Test
+  @Timeout(30) // a reader that waited for the claim, or a writer that never got it, hangs
   void aWriteWhileAReaderHoldsTheSet_waitsForIt_andReplacesItsRow() throws Exception {
     // The reader checked before the write began and is storing its (now stale) row: the writer
     // must wait for the set, then find that row and replace it.
@@ -155,6 +157,7 @@ class RowCacheTest {
   }
 
   @Test
+  @Timeout(30) // a reader that waited for the claim, or a writer that never got it, hangs
   void aReaderThatFindsTheSetHeld_fillsNothing() {
     RowCache c = new RowCache(2);
     c.fill(

@@ -142,6 +142,7 @@ public final class RocksStore implements Journal {
   private long lastSeq;
   private boolean committerWaiting;
   private boolean closing;
+  private boolean paused;
 
   private volatile long durableSeq;
   private volatile long syncedSeq;
@@ -1013,7 +1014,7 @@ public final class RocksStore implements Journal {
       ArrayList<Op> ops;
       appendLock.lock();
       try {
-        while (pending.isEmpty() && !closing) {
+        while ((pending.isEmpty() || paused) && !closing) {
           committerWaiting = true;
           hasWork.awaitUninterruptibly();
         }
@@ -1140,6 +1141,28 @@ public final class RocksStore implements Journal {
   /** Bytes of the log's SST files: what reached disk of it besides the write-ahead log. */
   long logFileBytes() throws RocksDBException {
     return db.getLongProperty(logCf, "rocksdb.total-sst-files-size");
+  }
+
+  /**
+   * Stops the committer until the returned handle is closed: changes queue up unwritten, and their
+   * replies wait. For tests of what a log that falls behind does to the server.
+   */
+  public AutoCloseable pauseCommitter() {
+    appendLock.lock();
+    try {
+      paused = true;
+    } finally {
+      appendLock.unlock();
+    }
+    return () -> {
+      appendLock.lock();
+      try {
+        paused = false;
+        hasWork.signal();
+      } finally {
+        appendLock.unlock();
+      }
+    };
   }
 
   /** Bytes of the log's memtables. */

@@ -48,6 +48,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private boolean waiting;
   private boolean closeAfterWrite;
 
+  /**
+   * @param seq the largest seq of this reply and those held before it
+   */
   private record Held(Reply reply, int protocol, long seq) {}
 
   Connection(IdemServer server, Dispatcher dispatcher, Journal journal) {
@@ -123,8 +126,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (held.isEmpty() && seq <= journal.durableSeq()) {
       RespEncoder.write(reply, protocol, out);
     } else {
-      held.add(new Held(reply, protocol, seq));
-      if (held.size() >= MAX_HELD || seq - journal.durableSeq() > MAX_UNWRITTEN) {
+      // A read's seq is 0, and a reply leaves only after those before it: each holds the largest
+      // seq so far, so the last one says what the whole queue waits for.
+      long waitsFor = held.isEmpty() ? seq : Math.max(seq, held.peekLast().seq());
+      held.add(new Held(reply, protocol, waitsFor));
+      if (held.size() >= MAX_HELD || waitsFor - journal.durableSeq() > MAX_UNWRITTEN) {
         ctx.channel().config().setAutoRead(false);
       }
     }

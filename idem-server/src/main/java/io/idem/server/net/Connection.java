@@ -130,7 +130,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       // seq so far, so the last one says what the whole queue waits for.
       long waitsFor = held.isEmpty() ? seq : Math.max(seq, held.peekLast().seq());
       held.add(new Held(reply, protocol, waitsFor));
-      if (held.size() >= MAX_HELD || waitsFor - journal.durableSeq() > MAX_UNWRITTEN) {
+      if (!mayRead()) {
         ctx.channel().config().setAutoRead(false);
       }
     }
@@ -240,14 +240,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    // Backpressure: a client that does not read its replies stops being read, and so does one
-    // whose replies wait for a log that is behind (enqueue).
-    boolean logBehind =
-        !held.isEmpty() && held.peekLast().seq() - journal.durableSeq() > MAX_UNWRITTEN;
-    ctx.channel()
-        .config()
-        .setAutoRead(ctx.channel().isWritable() && held.size() < MAX_HELD && !logBehind);
+    // Backpressure: a client that does not read its replies stops being read.
+    ctx.channel().config().setAutoRead(ctx.channel().isWritable() && mayRead());
     ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Whether the held replies leave room to read more: not too many, nor waiting on a far log. */
+  private boolean mayRead() {
+    return held.isEmpty()
+        || held.size() < MAX_HELD && held.peekLast().seq() - journal.durableSeq() <= MAX_UNWRITTEN;
   }
 
   @Override

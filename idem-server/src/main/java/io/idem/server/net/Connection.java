@@ -198,18 +198,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
     return false;
   }
 
-  /** From any thread: close once the replies already queued are written (QUIT, CLIENT KILL). */
+  /**
+   * From any thread: close once the replies already queued are written (QUIT, CLIENT KILL, the idle
+   * timeout). Always as a task of the connection's loop, even from that loop: a CLIENT KILL from
+   * another client of the same loop must still close an idle victim, and a client's own QUIT must
+   * first queue its reply (which it does in the read that runs now).
+   */
   private void closeSoon() {
-    if (ctx.executor().inEventLoop()) {
-      closeAfterWrite = true;
-    } else {
-      ctx.executor()
-          .execute(
-              () -> {
-                closeAfterWrite = true;
-                release();
-              });
-    }
+    ctx.executor()
+        .execute(
+            () -> {
+              closeAfterWrite = true;
+              release();
+            });
   }
 
   /**

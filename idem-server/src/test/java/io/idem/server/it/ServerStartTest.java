@@ -228,6 +228,31 @@ class ServerStartTest {
   }
 
   @Test
+  void clientKill_closesAnIdleVictim_servedByTheKillersOwnEventLoop() throws Exception {
+    try (IdemServer server = start(tmp.resolve("data"))) {
+      int loops = Runtime.getRuntime().availableProcessors(); // the server's event loops
+      List<RespClient> clients = new java.util.ArrayList<>();
+      try {
+        // Channels take the loops in turn: the loops-th client after the victim shares its loop.
+        for (int i = 0; i <= loops; i++) {
+          clients.add(new RespClient(server.port()));
+          assertThat(clients.getLast().call("PING")).isEqualTo("PONG");
+        }
+        RespClient victim = clients.getFirst();
+        long id = (Long) victim.call("CLIENT", "ID");
+        RespClient killer = clients.getLast();
+        assertThat(killer.call("CLIENT", "KILL", "ID", Long.toString(id))).isEqualTo(1L);
+        assertThat(victim.closedWithin(10_000)).as("the victim, silent, is closed").isTrue();
+        assertThat(killer.call("PING")).isEqualTo("PONG");
+      } finally {
+        for (RespClient c : clients) {
+          c.close();
+        }
+      }
+    }
+  }
+
+  @Test
   void timeout_closesAnIdleClient_andKeepsOneThatTalks() throws Exception {
     try (IdemServer server = start(tmp.resolve("data"), "timeout", "2")) {
       try (RespClient idle = new RespClient(server.port());

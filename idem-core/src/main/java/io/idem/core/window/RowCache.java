@@ -11,12 +11,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * A bounded cache of a table's rows in front of its store, which is what makes a read of thirty
  * names cheap: a store lookup costs microseconds of cache misses, this one a hash and a compare.
- * Two-way set-associative: a key's row lives in either slot of its set (two neighbours in one cache
- * line), a fill takes an empty way first, and only a third key in the same set evicts one, chosen
- * at random. With one slot a key, a second pass over the benchmark's day queries misses 13.5 % of
- * the distinct rows they read (rows that share a slot evict each other on every read); with two
- * ways, 2.4 % (CounterQueryBenchmark prints these; BENCHMARKS.md). It holds at most {@code slots}
- * rows. A row that is absent from the store is cached as absent.
+ * Four-way set-associative: a key's row lives in any slot of its set (four neighbours, 16 bytes of
+ * compressed references, which never straddle a cache line), a fill takes an empty way first, and
+ * only a fifth key in the same set evicts one, chosen at random. With one slot a key, a second pass
+ * over the benchmark's day queries misses 13.5 % of the distinct rows they read (rows that share a
+ * slot evict each other on every read); with two ways, 2.4 %; with four, 0.1 %
+ * (CounterQueryBenchmark prints these; BENCHMARKS.md). Each such miss is a store read and a fresh
+ * entry that the collector copies until it is promoted. It holds at most {@code slots} rows. A row
+ * that is absent from the store is cached as absent.
  *
  * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is
  * under way. Reads fill it, writes do not: a table's increments touch far more rows than its
@@ -36,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * more rows than queries read leaves no garbage here (earlier, each write replaced both ways of
  * every set it touched with fresh objects, and a load filled the old generation with them).
  *
- * <p>A key is never cached in both ways of its set: a fill looks for it again under the claim.
+ * <p>A key is never cached in two ways of its set: a fill looks for it again under the claim.
  *
  * <p>The slot array is allocated with the first fill; the rows' bytes are counted as they come and
  * go.
@@ -49,11 +51,14 @@ public final class RowCache {
   /** What a cached row costs beside its key and row bytes: its entry and two array headers. */
   static final int ENTRY_BYTES = 56;
 
+  /** Slots a set: a key's row may be in any of them. */
+  static final int WAYS = 4;
+
   /**
    * What a slot costs once the arrays are allocated: its reference (4 bytes, compressed, as in
-   * heaps under 32 GiB) and half its set's claim.
+   * heaps under 32 GiB) and a quarter of its set's claim.
    */
-  static final int SLOT_BYTES = 6;
+  static final int SLOT_BYTES = 5;
 
   private static final byte[] ABSENT = new byte[0];
 
@@ -71,12 +76,12 @@ public final class RowCache {
   private final AtomicLong bytes = new AtomicLong();
 
   /**
-   * @param slots a power of two, at least 2 (one set of two ways)
+   * @param slots a power of two, at least {@link #WAYS} (one set)
    */
   public RowCache(int slots) {
-    if (slots < 2 || Integer.bitCount(slots) != 1) {
+    if (slots < WAYS || Integer.bitCount(slots) != 1) {
       throw new IllegalArgumentException(
-          "slots must be a power of two of at least 2, not " + slots);
+          "slots must be a power of two of at least " + WAYS + ", not " + slots);
     }
     this.mask = slots - 1;
   }
@@ -103,14 +108,13 @@ public final class RowCache {
     }
     int h = hashOf(key);
     int i = set(h);
-    Entry e = s.get(i);
-    if (!holds(e, h, key)) {
-      e = s.get(i + 1);
-      if (!holds(e, h, key)) {
-        return MISS;
+    for (int way = i; way < i + WAYS; way++) {
+      Entry e = s.get(way);
+      if (holds(e, h, key)) {
+        return rowOf(e);
       }
     }
-    return rowOf(e);
+    return MISS;
   }
 
   /**
@@ -172,10 +176,10 @@ public final class RowCache {
       Arrays.fill(out, 0, n, MISS);
       return;
     }
-    // Three passes, each parking its finding in out: every key's set (its first way), then the
-    // way whose entry has the key's hash, then that entry's key. Each pass's loads depend only on
-    // the one before, so the cache misses of different keys overlap: the slots', then the
-    // entries'. No array but the hashes is made for it.
+    // Three passes, each parking its finding in out: every key's set (one cache line: its first
+    // way stands for it), then the way whose entry has the key's hash, then that entry's key.
+    // Each pass's loads depend only on the one before, so the cache misses of different keys
+    // overlap: the sets', then the entries'. No array but the hashes is made for it.
     int[] hashes = new int[n];
     for (int j = 0; j < n; j++) {
       int h = keys.hash(j);
@@ -184,18 +188,25 @@ public final class RowCache {
     }
     for (int j = 0; j < n; j++) {
       int h = hashes[j];
+      int i = set(h);
       Entry e = (Entry) out[j];
-      out[j] = mayHold(e, h) ? e : s.get(set(h) + 1);
+      for (int way = i + 1; !mayHold(e, h) && way < i + WAYS; way++) {
+        e = s.get(way);
+      }
+      out[j] = mayHold(e, h) ? e : null; // null: no way has the hash, a miss
     }
     for (int j = 0; j < n; j++) {
       int h = hashes[j];
       Entry e = (Entry) out[j];
-      if (!(mayHold(e, h) && keys.matches(j, e.key))) {
-        // Two keys of one hash in a set, or a slot changed since: both ways again, as get does.
-        Entry first = s.get(set(h));
-        e = mayHold(first, h) && keys.matches(j, first.key) ? first : s.get(set(h) + 1);
+      if (e != null && !keys.matches(j, e.key)) {
+        // Two keys of one hash in a set, or a slot changed since: every way again, as get does.
+        e = null;
+        for (int way = set(h); e == null && way < set(h) + WAYS; way++) {
+          Entry seen = s.get(way);
+          e = mayHold(seen, h) && keys.matches(j, seen.key) ? seen : null;
+        }
       }
-      out[j] = mayHold(e, h) && keys.matches(j, e.key) ? rowOf(e) : MISS;
+      out[j] = e == null ? MISS : rowOf(e);
     }
   }
 
@@ -225,7 +236,7 @@ public final class RowCache {
     AtomicIntegerArray c = java.util.Objects.requireNonNull(claims);
     int h = hashOf(key);
     int i = set(h);
-    if (holds(s.get(i), h, key) || holds(s.get(i + 1), h, key) || writes.get() != ticket) {
+    if (find(s, i, h, key) >= 0 || writes.get() != ticket) {
       return; // cached already, by another reader; or a write makes the row stale
     }
     // Fresh copies, allocated with the entry, so that the three lie side by side in memory (a
@@ -233,24 +244,25 @@ public final class RowCache {
     // three. Made before the claim, which then lasts a few loads and stores.
     Entry mine = adjacent(h, key, row);
     beforeClaim.run();
-    int lock = i >>> 1;
+    int lock = i / WAYS;
     if (!c.compareAndSet(lock, 0, 1)) {
       return; // the writer, or another reader, holds the set
     }
     try {
       // Under the claim, a write that began since is certain to be seen here, or to come after.
-      Entry first = s.get(i);
-      Entry second = s.get(i + 1);
-      if (writes.get() != ticket || holds(first, h, key) || holds(second, h, key)) {
+      if (writes.get() != ticket || find(s, i, h, key) >= 0) {
         return;
       }
-      // An empty way first; when both hold rows, either at random: a choice fixed by the key
-      // would let two hot keys evict each other forever beside a row no query reads any more.
-      int way =
-          first == null
-              ? i
-              : second == null ? i + 1 : i + (ThreadLocalRandom.current().nextInt() & 1);
-      Entry seen = way == i ? first : second;
+      // An empty way first; when all hold rows, any at random: a choice fixed by the key would
+      // let hot keys evict each other forever beside rows no query reads any more.
+      int way = i + ThreadLocalRandom.current().nextInt(WAYS);
+      for (int w = i; w < i + WAYS; w++) {
+        if (s.get(w) == null) {
+          way = w;
+          break;
+        }
+      }
+      Entry seen = s.get(way);
       whileClaimed.run();
       s.set(way, mine);
       counted(seen, mine);
@@ -277,7 +289,7 @@ public final class RowCache {
     AtomicIntegerArray c = java.util.Objects.requireNonNull(claims);
     int h = hashOf(key);
     int i = set(h);
-    int lock = i >>> 1;
+    int lock = i / WAYS;
     for (int spins = 0; !c.compareAndSet(lock, 0, 1); spins++) {
       // A reader holds it for a few loads and stores, unless it lost its core meanwhile.
       if (spins < 64) {
@@ -287,14 +299,13 @@ public final class RowCache {
       }
     }
     try {
-      for (int way = i; way <= i + 1; way++) {
+      int way = find(s, i, h, key); // in one way at most, as fills look under the claim
+      if (way >= 0) {
         Entry seen = s.get(way);
-        if (holds(seen, h, key)) {
-          // No copies here, unlike a fill: a distinct table's row may be a 12 KiB sketch.
-          Entry next = new Entry(h, key, row == null ? ABSENT : row);
-          s.set(way, next);
-          counted(seen, next);
-        }
+        // No copies here, unlike a fill: a distinct table's row may be a 12 KiB sketch.
+        Entry next = new Entry(h, key, row == null ? ABSENT : row);
+        s.set(way, next);
+        counted(seen, next);
       }
     } finally {
       c.set(lock, 0);
@@ -312,7 +323,7 @@ public final class RowCache {
       synchronized (this) {
         s = slots;
         if (s == null) {
-          claims = new AtomicIntegerArray((mask + 1) / 2);
+          claims = new AtomicIntegerArray((mask + 1) / WAYS);
           s = new AtomicReferenceArray<>(mask + 1);
           slots = s;
         }
@@ -332,6 +343,16 @@ public final class RowCache {
     byte[] k = key.clone();
     byte[] r = row == null ? ABSENT : row.clone();
     return new Entry(h, k, r);
+  }
+
+  /** The way of set {@code i} that holds the key, or -1. */
+  private static int find(AtomicReferenceArray<@Nullable Entry> s, int i, int hash, byte[] key) {
+    for (int way = i; way < i + WAYS; way++) {
+      if (holds(s.get(way), hash, key)) {
+        return way;
+      }
+    }
+    return -1;
   }
 
   private static @Nullable Object rowOf(Entry e) {
@@ -367,8 +388,8 @@ public final class RowCache {
     return h;
   }
 
-  /** The first slot of the hash's set; the second is the next. */
+  /** The first slot of the hash's set; its other ways follow it. */
   private int set(int hash) {
-    return hash & mask & ~1;
+    return hash & mask & -WAYS;
   }
 }

@@ -92,9 +92,9 @@ class RowCacheTest {
     // The reader passed its first check before the write began (the fill makes the slot array
     // first, so the write finds one); it checks again once it holds the set, whatever the set
     // held, and the write evicts nothing.
-    for (int held = 0; held <= 2; held++) {
-      RowCache c = new RowCache(2); // one set: every key shares it
-      List<String> others = List.of("o1", "o2").subList(0, held);
+    for (int held = 0; held <= RowCache.WAYS; held++) {
+      RowCache c = new RowCache(RowCache.WAYS); // one set: every key shares it
+      List<String> others = List.of("o1", "o2", "o3", "o4").subList(0, held);
       for (String o : others) {
         c.fill(c.readTicket(), key(o), new byte[] {7});
       }
@@ -113,9 +113,10 @@ class RowCacheTest {
       for (String o : others) {
         assertThat((byte[]) c.get(key(o))).containsExactly(7);
       }
-      // Without the write, the same fill lands.
+      // Without the write, the same fill lands (in a full set, in place of another row).
       c.fill(c.readTicket(), key("k"), new byte[] {2});
       assertThat((byte[]) c.get(key("k"))).as("set held %d", held).containsExactly(2);
+      assertThat(c.filled()).isEqualTo(Math.min(held + 1, RowCache.WAYS));
     }
   }
 
@@ -124,7 +125,7 @@ class RowCacheTest {
   void aWriteWhileAReaderHoldsTheSet_waitsForIt_andReplacesItsRow() throws Exception {
     // The reader checked before the write began and is storing its (now stale) row: the writer
     // must wait for the set, then find that row and replace it.
-    RowCache c = new RowCache(2);
+    RowCache c = new RowCache(RowCache.WAYS);
     AtomicReference<Thread> writer = new AtomicReference<>();
     c.fill(
         c.readTicket(),
@@ -159,7 +160,7 @@ class RowCacheTest {
   @Test
   @Timeout(30) // a reader that waited for the claim, or a writer that never got it, hangs
   void aReaderThatFindsTheSetHeld_fillsNothing() {
-    RowCache c = new RowCache(2);
+    RowCache c = new RowCache(RowCache.WAYS);
     c.fill(
         c.readTicket(),
         key("k"),
@@ -173,38 +174,71 @@ class RowCacheTest {
   }
 
   @Test
-  void aSetHoldsTwoKeys_andAThirdEvictsOne() {
-    RowCache c = new RowCache(2); // one set of two ways
+  void aSetHoldsFourKeys_andAFifthEvictsOne() {
+    RowCache c = new RowCache(RowCache.WAYS); // one set of four ways
     c.fill(c.readTicket(), key("a"), new byte[] {1});
     c.fill(c.readTicket(), key("b"), null);
+    c.fill(c.readTicket(), key("c"), new byte[] {1, 2});
+    c.fill(c.readTicket(), key("d"), new byte[] {1, 2, 3});
     assertThat((byte[]) c.get(key("a"))).containsExactly(1);
     assertThat(c.get(key("b"))).isNull();
-    assertThat(c.filled()).isEqualTo(2);
-    long two = c.bytes();
+    assertThat((byte[]) c.get(key("c"))).containsExactly(1, 2);
+    assertThat((byte[]) c.get(key("d"))).containsExactly(1, 2, 3);
+    assertThat(c.filled()).isEqualTo(4);
+    long four = c.bytes();
 
-    c.fill(c.readTicket(), key("c"), new byte[] {3});
-    assertThat((byte[]) c.get(key("c"))).containsExactly(3);
-    int kept = 0;
-    for (String k : new String[] {"a", "b"}) {
-      kept += c.get(key(k)) == RowCache.MISS ? 0 : 1;
+    c.fill(c.readTicket(), key("e"), new byte[] {3, 3});
+    assertThat((byte[]) c.get(key("e"))).containsExactly(3, 3);
+    List<String> kept = new java.util.ArrayList<>();
+    for (String k : new String[] {"a", "b", "c", "d"}) {
+      if (c.get(key(k)) != RowCache.MISS) {
+        kept.add(k);
+      }
     }
-    assertThat(kept).isEqualTo(1);
-    assertThat(c.filled()).isEqualTo(2);
-    // c's row (one byte) replaced a's (one byte) or b's (none).
-    assertThat(c.bytes() - two).isIn(0L, 1L);
+    assertThat(kept).hasSize(3);
+    assertThat(c.filled()).isEqualTo(4);
+    // e's row (two bytes) replaced a's (one byte), b's (none), c's (two) or d's (three).
+    assertThat(c.bytes() - four).isIn(1L, 2L, 0L, -1L);
 
-    // A fill of a key already cached changes nothing, in either way.
+    // A fill of a key already cached changes nothing, in any way.
     long before = c.bytes();
-    c.fill(c.readTicket(), key("c"), new byte[] {9});
-    assertThat((byte[]) c.get(key("c"))).containsExactly(3);
+    c.fill(c.readTicket(), key("e"), new byte[] {9});
+    assertThat((byte[]) c.get(key("e"))).containsExactly(3, 3);
     assertThat(c.bytes()).isEqualTo(before);
   }
 
   @Test
-  void aKeyIsNeverCachedInBothWays() {
+  void aFullSetEvictsEachOfItsWays_notAlwaysTheSameOne() {
+    // Fills that all land in one full set: each of the four ways is evicted by some. A fixed
+    // victim would let two hot keys evict each other forever beside rows no query reads any more.
+    RowCache c = new RowCache(RowCache.WAYS);
+    java.util.Set<String> evicted = new java.util.HashSet<>();
+    List<String> cached = new java.util.ArrayList<>(List.of("w0", "w1", "w2", "w3"));
+    for (String k : cached) {
+      c.fill(c.readTicket(), key(k), new byte[] {1});
+    }
+    for (int i = 0; i < 200 && evicted.size() < RowCache.WAYS; i++) {
+      String k = "n" + i;
+      c.fill(c.readTicket(), key(k), new byte[] {1});
+      for (String old : List.copyOf(cached)) {
+        if (c.get(key(old)) == RowCache.MISS) {
+          cached.remove(old);
+          if (old.startsWith("w")) {
+            evicted.add(old);
+          }
+        }
+      }
+      cached.add(k);
+      assertThat(cached).hasSize(RowCache.WAYS);
+    }
+    assertThat(evicted).containsExactlyInAnyOrder("w0", "w1", "w2", "w3");
+  }
+
+  @Test
+  void aKeyIsNeverCachedInTwoWays() {
     // The reader saw the set empty; before it held the set, another row took the first way and
     // another reader cached the same key in the second. The first reader must look again.
-    RowCache c = new RowCache(2);
+    RowCache c = new RowCache(RowCache.WAYS);
     c.fill(
         c.readTicket(),
         key("k"),
@@ -219,7 +253,7 @@ class RowCacheTest {
     assertThat(c.filled()).isEqualTo(2);
     assertThat(c.bytes())
         .isEqualTo(
-            2 * RowCache.SLOT_BYTES
+            RowCache.WAYS * RowCache.SLOT_BYTES
                 + (RowCache.ENTRY_BYTES + 2 + 1)
                 + (RowCache.ENTRY_BYTES + 1 + 1));
   }
@@ -271,8 +305,8 @@ class RowCacheTest {
   @Test
   void keysThatShareASetStayCached_inAFullCache() {
     // 512 keys in 1,024 slots. Direct-mapped, they would fill about 1,024 (1 - e^-0.5) = 403
-    // slots and lose the rest to collisions; in 512 sets of two ways only keys beyond the second
-    // of a set are lost, about 512 * 0.10 = 53.
+    // slots and lose the rest to collisions; in 512 sets of two ways, keys beyond the second of a
+    // set, about 512 * 0.10 = 53; in 256 sets of four ways, keys beyond the fourth, about 19.
     RowCache c = new RowCache(1024);
     List<byte[]> keys = new java.util.ArrayList<>();
     for (int i = 0; i < 512; i++) {
@@ -289,7 +323,7 @@ class RowCacheTest {
         hits++;
       }
     }
-    assertThat(hits).isEqualTo(c.filled()).isGreaterThan(440);
+    assertThat(hits).isEqualTo(c.filled()).isGreaterThan(480);
   }
 
   @Test

@@ -50,8 +50,8 @@ class CounterCommandsTest {
         .isEqualTo("[[(integer) 1, (integer) 1]]");
     // Three rows read, each 56 bytes with its 6-byte key: a minute row and an hour row of 2 bytes
     // each, and an empty row (one window spans two rows here), cached as absent.
-    // The arrays: a reference a slot and a claim a set of two, 6 bytes a slot.
-    long cached = 192 + 6 * (1 << 20) + 2 * (56 + 6 + 2) + (56 + 6);
+    // The arrays: a reference a slot and a claim a set of four, 5 bytes a slot.
+    long cached = 192 + 5 * (1 << 20) + 2 * (56 + 6 + 2) + (56 + 6);
     assertThat(h.show("COUNTER.INFO", "c")).contains("Memory bytes=(integer) " + cached + ",");
     // A write updates a cached row (the count 300 takes two bytes, not one) ...
     h.call("COUNTER.INCRBY", "c", "*", "n", "299");

@@ -74,6 +74,35 @@ class RespEncoderTest {
   }
 
   @Test
+  void write_integer_everyLengthAndEveryPowerOfTensEdge_asLongToString() {
+    // Each length from 1 to 19, at both ends of it, either sign, and a spread of values between,
+    // must print as Long.toString does, and decimalLength must agree with it.
+    List<Long> values = new ArrayList<>(List.of(0L, Long.MAX_VALUE, Long.MIN_VALUE));
+    long p = 1;
+    for (int zeros = 0; zeros <= 18; zeros++, p *= 10) { // 10^18 is the last power below 2^63
+      values.addAll(List.of(p - 1, p, p + 1, 2 * p - 1, 9 * p, 9 * p + p / 2));
+    }
+    java.util.Random random = new java.util.Random(20261122);
+    for (int i = 0; i < 10_000; i++) {
+      values.add(random.nextLong() >> random.nextInt(64));
+    }
+    for (long v : List.copyOf(values)) {
+      values.add(-v);
+    }
+    for (long v : values) {
+      String text = Long.toString(v);
+      assertThat(RespEncoder.decimalLength(v)).as("%d", v).isEqualTo(text.length());
+      ByteBuf out = Unpooled.buffer(4); // grows as it is written
+      // A byte before and after: the digits must land exactly, without touching their neighbours.
+      out.writeByte('<');
+      RespEncoder.writeLong(v, out);
+      out.writeByte('>');
+      assertThat(out.toString(StandardCharsets.US_ASCII)).isEqualTo("<" + text + ">");
+      out.release();
+    }
+  }
+
+  @Test
   void write_bulk() {
     assertBoth(Reply.bulk("foo"), "$3\r\nfoo\r\n");
     assertBoth(Reply.bulk(new byte[0]), "$0\r\n\r\n");

@@ -10,9 +10,10 @@
 #   EVENTS=100000 RATE=10000 RUN_SECONDS=10 scripts/bench-counters.sh
 #   SIDES=idem scripts/bench-counters.sh                 # one side only (or SIDES=redis)
 # Knobs: EVENTS (400000), POPULATION (1000000 values per feature type), RATE (20000 queries/s),
-# RUN_SECONDS (20), WARMUP_SECONDS (30, before it), CONNECTIONS (2), SEED (42); IDEM_JAVA_OPTS
-# goes to idem serve's JVM. Holds the build lock ($IDEM_BUILD_LOCK) for the build and the run. Prints a
-# Markdown table, also written to bench-out/counters.md.
+# RUN_SECONDS (20, after a settling second that is not timed), WARMUP_SECONDS (30, before both),
+# CONNECTIONS (2), SEED (42); IDEM_JAVA_OPTS goes to idem serve's JVM. Holds the build lock
+# ($IDEM_BUILD_LOCK) for the build and the run. Prints a Markdown table, also written to
+# bench-out/counters.md.
 # Needs redis-server and redis-cli (apt-get install redis-server redis-tools).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -55,7 +55,9 @@ public final class CounterBench {
         --events       events in the day loaded (default 400000), each with 30 features
         --population   values per feature type, drawn with weight ~1/rank (default 1000000)
         --rate         queries a second in the latency run (default 20000)
-        --seconds      length of the measured latency run (default 20)
+        --seconds      length of the measured latency run (default 20), after a second whose
+                       latencies are not recorded: the CPU readings taken as it begins cost
+                       milliseconds of a core, which the queries then would pay
         --warmup       seconds of the same queries before it, on the same connections (default
                        30): long enough for the JIT's one C2 thread, which the queries starve, to
                        compile their path, and for the rows they cache to be tenured (ParallelGC
@@ -63,6 +65,9 @@ public final class CounterBench {
                        or so apart here, before it moves it to the old generation)
         --connections  connections per side for the load and the latency run (default 2)
       """;
+
+  /** Seconds between the CPU readings that begin the measured part and its first latency. */
+  static final double SETTLE_SECONDS = 1;
 
   private CounterBench() {}
 
@@ -368,6 +373,7 @@ public final class CounterBench {
             per,
             rate,
             warmup,
+            SETTLE_SECONDS,
             seconds,
             connections,
             () -> {

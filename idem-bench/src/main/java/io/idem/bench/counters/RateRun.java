@@ -26,9 +26,11 @@ import org.HdrHistogram.Histogram;
 public final class RateRun {
 
   /**
-   * Latencies in microseconds, from the schedule and from just before the send, what was done, and
-   * the CPU the client's sending and reading threads took: {user, system} nanoseconds each, then
-   * the nanoseconds they waited runnable for a core and the times they ran (schedstat).
+   * Latencies in microseconds, from the schedule and from just before the send, of the queries
+   * after the settling time; the queries answered since the measured part began and its seconds,
+   * settling time included; and the CPU the client's sending and reading threads took over the same
+   * part: {user, system} nanoseconds each, then the nanoseconds they waited runnable for a core and
+   * the times they ran (schedstat).
    */
   public record Result(
       Histogram fromSchedule,
@@ -48,12 +50,17 @@ public final class RateRun {
   private static final long MAX_MICROS = 3_600_000_000L;
 
   /**
-   * Sends queries at {@code rate} a second for {@code warmup} seconds, then for {@code seconds}
-   * more, on the same connections and threads, and measures only the second part: a warm-up on
-   * connections of its own would end by closing them, and code the JIT compiled for them (the
-   * client's loops, the server's write path) is thrown away when a path it never saw is taken.
+   * Sends queries at {@code rate} a second for {@code warmup} seconds, then for {@code settle} and
+   * {@code seconds} more, on the same connections and threads, and measures only the part after the
+   * warm-up: a warm-up on connections of its own would end by closing them, and code the JIT
+   * compiled for them (the client's loops, the server's write path) is thrown away when a path it
+   * never saw is taken. Latencies are recorded only after the settling time: the readings taken
+   * when the measured part begins cost milliseconds of a core (a server's per-thread counters are a
+   * hundred files), and queries delayed by them would be charged to the server; a quarter of a
+   * run's queries over 1 ms came in its first 100 ms when latencies were recorded from there.
    *
    * @param atMeasureStart run by the calling thread when the measured part begins (CPU readings)
+   * @param settle seconds after the measured part begins whose latencies are not recorded
    * @param maxInFlight unanswered queries a connection allows ({@link #MAX_IN_FLIGHT})
    */
   public static Result run(
@@ -64,6 +71,7 @@ public final class RateRun {
       int leavesPerName,
       double rate,
       double warmup,
+      double settle,
       double seconds,
       int connections,
       Runnable atMeasureStart,
@@ -74,7 +82,8 @@ public final class RateRun {
     long intervalNanos = (long) (1e9 / rate);
     long start = System.nanoTime() + 50_000_000;
     long warm = (long) (rate * warmup);
-    long count = warm + (long) (rate * seconds);
+    long settled = warm + (long) (rate * settle);
+    long count = settled + (long) (rate * seconds);
     Lane[] lanes = new Lane[connections];
     for (int c = 0; c < connections; c++) {
       lanes[c] =
@@ -90,6 +99,7 @@ public final class RateRun {
               connections,
               count,
               warm,
+              settled,
               maxInFlight);
     }
     for (Lane l : lanes) {
@@ -160,6 +170,9 @@ public final class RateRun {
     /** The lane's first query of the measured part: those before it are the warm-up. */
     final long firstMeasured;
 
+    /** The lane's first query whose latency is recorded: those before it are the settling time. */
+    final long firstRecorded;
+
     final int maxInFlight;
 
     /**
@@ -200,6 +213,7 @@ public final class RateRun {
         int stride,
         long count,
         long warm,
+        long settled,
         int maxInFlight)
         throws IOException {
       this.socket = new Socket();
@@ -218,6 +232,7 @@ public final class RateRun {
       this.stride = stride;
       this.total = (count - index + stride - 1) / stride;
       this.firstMeasured = (warm - index + stride - 1) / stride;
+      this.firstRecorded = (settled - index + stride - 1) / stride;
       this.sentAt = new long[(int) total];
     }
 
@@ -335,9 +350,11 @@ public final class RateRun {
           if (leaves != names * leavesPerName) {
             throw new IOException("a reply of " + leaves + " values, not " + names * leavesPerName);
           }
-          if (i >= firstMeasured) {
+          if (i >= firstRecorded) {
             fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
             fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
+          }
+          if (i >= firstMeasured) {
             measured++;
           }
           received = i + 1;

@@ -112,7 +112,7 @@ class RateRunTest {
     List<byte[]> queries = List.of("3\n".getBytes(US_ASCII), "12\n".getBytes(US_ASCII));
     RateRun.Result r =
         RateRun.run(
-            "127.0.0.1", port, queries, 2, 1, 2000, 0, 0.5, 2, () -> {}, RateRun.MAX_IN_FLIGHT);
+            "127.0.0.1", port, queries, 2, 1, 2000, 0, 0, 0.5, 2, () -> {}, RateRun.MAX_IN_FLIGHT);
     assertThat(r.queries()).isEqualTo(1000);
     assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
     assertThat(r.fromSend().getTotalCount()).isEqualTo(1000);
@@ -142,6 +142,7 @@ class RateRunTest {
             1,
             2000,
             0.25,
+            0,
             0.5,
             3,
             hooks::incrementAndGet,
@@ -152,6 +153,36 @@ class RateRunTest {
     synchronized (accepted) {
       assertThat(accepted).hasSize(3); // one connection each, for both parts
     }
+  }
+
+  @Test
+  @Timeout(60)
+  void theSettlingTimeIsAnsweredAndCountedButItsLatenciesAreNotRecorded() throws Exception {
+    int port = serve(Integer.MAX_VALUE);
+    List<byte[]> queries = List.of("4\n".getBytes(US_ASCII));
+    java.util.concurrent.atomic.AtomicLong hookAt = new java.util.concurrent.atomic.AtomicLong();
+    long before = System.nanoTime();
+    RateRun.Result r =
+        RateRun.run(
+            "127.0.0.1",
+            port,
+            queries,
+            2,
+            1,
+            2000,
+            0.1,
+            0.25,
+            0.5,
+            2,
+            () -> hookAt.set(System.nanoTime()),
+            RateRun.MAX_IN_FLIGHT);
+    // 200 warm-up queries, then 1,500 counted from the readings on, of which the last 1,000 timed.
+    assertThat(r.queries()).isEqualTo(1500);
+    assertThat(r.fromSchedule().getTotalCount()).isEqualTo(1000);
+    assertThat(r.fromSend().getTotalCount()).isEqualTo(1000);
+    // The readings come after the warm-up, before the settling time: the run lasts both after it.
+    assertThat(hookAt.get() - before).isGreaterThanOrEqualTo(100_000_000L);
+    assertThat(r.seconds()).isGreaterThanOrEqualTo(0.75);
   }
 
   @Test
@@ -169,7 +200,7 @@ class RateRunTest {
         new java.util.concurrent.atomic.AtomicInteger();
     RateRun.Result r =
         RateRun.run(
-            "127.0.0.1", port, queries, 2, 1, 1000, 0.5, 0.15, 1, hooks::incrementAndGet, 10);
+            "127.0.0.1", port, queries, 2, 1, 1000, 0.5, 0, 0.15, 1, hooks::incrementAndGet, 10);
     assertThat(r.queries()).isEqualTo(150);
     assertThat(r.fromSchedule().getTotalCount()).isEqualTo(150);
     assertThat(hooks.get()).isEqualTo(1);
@@ -196,6 +227,7 @@ class RateRunTest {
                     1,
                     1000,
                     0,
+                    0,
                     0.2,
                     1,
                     () -> {},
@@ -219,6 +251,7 @@ class RateRunTest {
                     1,
                     1000,
                     0.1,
+                    0,
                     0.5,
                     2,
                     () -> {},

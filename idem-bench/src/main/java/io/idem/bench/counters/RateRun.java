@@ -186,6 +186,15 @@ public final class RateRun {
     final long[] sentAt;
     final Histogram fromSchedule = new Histogram(MAX_MICROS, 3);
     final Histogram fromSend = new Histogram(MAX_MICROS, 3);
+
+    /**
+     * The warm-up's latencies, recorded as the measured ones are and then dropped: a recording path
+     * first taken when the measured part begins would be code the JIT compiled without it, and the
+     * reader would stall there, deoptimized, on the measured part's first queries.
+     */
+    final Histogram warmSchedule = new Histogram(MAX_MICROS, 3);
+
+    final Histogram warmSend = new Histogram(MAX_MICROS, 3);
     volatile long received;
     long measured; // the reader's, read after it ends
     volatile long sentCount;
@@ -350,13 +359,12 @@ public final class RateRun {
           if (leaves != names * leavesPerName) {
             throw new IOException("a reply of " + leaves + " values, not " + names * leavesPerName);
           }
-          if (i >= firstRecorded) {
-            fromSchedule.recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
-            fromSend.recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
-          }
-          if (i >= firstMeasured) {
-            measured++;
-          }
+          boolean recorded = i >= firstRecorded;
+          (recorded ? fromSchedule : warmSchedule)
+              .recordValue(Math.min(MAX_MICROS, Math.max(0, now - scheduled(i)) / 1000));
+          (recorded ? fromSend : warmSend)
+              .recordValue(Math.min(MAX_MICROS, Math.max(0, now - sentAt[i]) / 1000));
+          measured += i >= firstMeasured ? 1 : 0;
           received = i + 1;
         }
       } catch (IOException e) {

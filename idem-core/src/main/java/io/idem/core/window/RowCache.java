@@ -62,7 +62,7 @@ public final class RowCache {
 
   private static final byte[] ABSENT = new byte[0];
 
-  /** The key's hash lets a lookup pass over the other way's entry without reading its key. */
+  /** The key's hash lets a lookup pass over the other ways' entries without reading their keys. */
   private record Entry(int hash, byte[] key, byte[] row) {}
 
   private volatile @Nullable AtomicReferenceArray<@Nullable Entry> slots;

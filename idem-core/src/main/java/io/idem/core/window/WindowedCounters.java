@@ -32,7 +32,7 @@ public final class WindowedCounters extends WindowedTable {
    * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
    *     #MAX_RESOLUTIONS} of them
    * @param cacheSlots rows the table keeps cached in front of its store (a power of two, at least
-   *     2), or 0
+   *     4: one set of the cache's four ways), or 0
    */
   public WindowedCounters(List<Resolution> resolutions, int cacheSlots) {
     super(resolutions, SLOTS, cacheSlots);

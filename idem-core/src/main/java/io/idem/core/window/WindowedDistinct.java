@@ -41,7 +41,7 @@ public final class WindowedDistinct extends WindowedTable {
    * @param resolutions finest bucket first, each bucket at least {@link #MIN_BUCKET_MILLIS}
    * @param precision each bucket's sketch has 2^precision registers
    * @param cacheSlots rows the table keeps cached in front of its store (a power of two, at least
-   *     2), or 0
+   *     4: one set of the cache's four ways), or 0
    */
   public WindowedDistinct(List<Resolution> resolutions, int precision, int cacheSlots) {
     super(resolutions, 1, cacheSlots);

@@ -69,7 +69,7 @@ public abstract class WindowedTable {
    *     #MAX_RESOLUTIONS} of them
    * @param bucketsPerRow buckets of one name and resolution that share a row
    * @param cacheSlots rows the table keeps cached in front of its store (a power of two, at least
-   *     2), or 0
+   *     4: one set of the cache's four ways), or 0
    */
   protected WindowedTable(List<Resolution> resolutions, int bucketsPerRow, int cacheSlots) {
     if (resolutions.isEmpty() || resolutions.size() > MAX_RESOLUTIONS) {

@@ -259,6 +259,53 @@ class RowCacheTest {
   }
 
   @Test
+  void aKeyIsNeverCachedInTwoWays_whenItTakesTheLastWay() {
+    // As above, with the set filling up meanwhile: the other reader's copy lands in the fourth
+    // way, where the first reader must find it too. Were it missed, the full set would lose a row
+    // chosen at random (k's own copy a time in four): so, twenty times.
+    for (int round = 0; round < 20; round++) {
+      RowCache c = new RowCache(RowCache.WAYS);
+      c.fill(
+          c.readTicket(),
+          key("k"),
+          new byte[] {1},
+          () -> {
+            for (String o : List.of("o1", "o2", "o3")) {
+              c.fill(c.readTicket(), key(o), new byte[] {7});
+            }
+            c.fill(c.readTicket(), key("k"), new byte[] {1}); // the last way
+          },
+          () -> {});
+      assertThat(c.filled()).isEqualTo(RowCache.WAYS);
+      for (String o : List.of("o1", "o2", "o3")) {
+        assertThat((byte[]) c.get(key(o))).as("round %d, %s", round, o).containsExactly(7);
+      }
+      assertThat((byte[]) c.get(key("k"))).containsExactly(1);
+    }
+  }
+
+  @Test
+  void getAll_findsARowInEachOfTheFourWays() {
+    RowCache c = new RowCache(RowCache.WAYS); // one set: the fills take its ways in order
+    List<byte[]> keys = List.of(key("w0"), key("w1"), key("w2"), key("w3"));
+    for (int i = 0; i < keys.size(); i++) {
+      c.fill(c.readTicket(), keys.get(i), new byte[] {(byte) i});
+    }
+    Object[] out = new Object[keys.size()];
+    c.getAll(keys, out);
+    for (int i = 0; i < keys.size(); i++) {
+      assertThat((byte[]) out[i]).as("way %d", i).containsExactly(i);
+      assertThat((byte[]) c.get(keys.get(i))).as("way %d", i).containsExactly(i);
+    }
+    // Written to in its way, found there again.
+    c.beginWrite();
+    c.put(keys.get(3), new byte[] {9});
+    c.endWrite();
+    c.getAll(keys, out);
+    assertThat((byte[]) out[3]).containsExactly(9);
+  }
+
+  @Test
   void keysOfEqualHash_shareASet_andAreToldApartByTheirBytes() {
     byte[] aa = key("Aa");
     byte[] bb = key("BB"); // Arrays.hashCode equal to Aa's: the same set, the same tag

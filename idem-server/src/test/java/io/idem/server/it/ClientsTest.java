@@ -114,9 +114,13 @@ class ClientsTest {
     }
   }
 
-  /** Idem's own commands, which Jedis sends as any command it does not know. */
-  /** Idem's own commands, which Jedis has no methods for: COUNTER_QUERY is COUNTER.QUERY. */
+  /**
+   * Commands Jedis has no methods for, sent as any command it does not know: Idem's own, and
+   * RedisBloom's TOPK.COUNT (deprecated there, and gone from Jedis). COUNTER_QUERY is
+   * COUNTER.QUERY.
+   */
   enum Idem implements redis.clients.jedis.commands.ProtocolCommand {
+    TOPK_COUNT,
     COUNTER_RESERVE,
     COUNTER_INCRBY,
     COUNTER_QUERY,
@@ -203,6 +207,9 @@ class ClientsTest {
       assertThat(j.topkQuery("j:topk", "a", "b", "c")).containsExactly(true, false, true);
       assertThat(j.topkList("j:topk")).containsExactly("c", "a");
       assertThat(j.topkListWithCount("j:topk")).containsEntry("c", 5L).containsEntry("a", 2L);
+      // b, expelled from the list, is still counted by the sketch.
+      assertThat(j.sendCommand(Idem.TOPK_COUNT, "j:topk", "a", "b", "c", "never"))
+          .isEqualTo(List.of(2L, 1L, 5L, 0L));
       assertThat(j.topkInfo("j:topk"))
           .containsEntry("k", 2L)
           .containsEntry("width", 1000L)

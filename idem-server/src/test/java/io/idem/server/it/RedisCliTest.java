@@ -132,6 +132,7 @@ class RedisCliTest {
     assertThat(cli("TOPK.INCRBY", "cli:topk", "c", "5")).isEqualTo("b\n");
     assertThat(cli("TOPK.LIST", "cli:topk", "WITHCOUNT")).isEqualTo("c\n5\na\n2\n");
     assertThat(cli("TOPK.QUERY", "cli:topk", "a", "b")).isEqualTo("1\n0\n");
+    assertThat(cli("TOPK.COUNT", "cli:topk", "a", "b", "c")).isEqualTo("2\n1\n5\n");
     assertThat(cli("TYPE", "cli:topk")).isEqualTo("TopK-TYPE\n");
   }
 

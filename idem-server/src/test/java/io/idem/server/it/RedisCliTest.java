@@ -88,6 +88,9 @@ class RedisCliTest {
     assertThat(cli("CMS.INFO", "cli:cms")).isEqualTo("width\n2000\ndepth\n7\ncount\n8\n");
     assertThat(cli("CMS.INITBYDIM", "cli:cms", "10", "10"))
         .isEqualTo("CMS: key already exists\n\n");
+    assertThat(cli("CMS.INITBYDIM", "cli:cms2", "2000", "7")).isEqualTo("OK\n");
+    assertThat(cli("CMS.MERGE", "cli:cms2", "1", "cli:cms", "WEIGHTS", "2")).isEqualTo("OK\n");
+    assertThat(cli("CMS.QUERY", "cli:cms2", "a", "b")).isEqualTo("6\n10\n");
     assertThat(cli("TYPE", "cli:cms")).isEqualTo("CMSk-TYPE\n");
   }
 
@@ -133,6 +136,7 @@ class RedisCliTest {
     assertThat(cli("TOPK.LIST", "cli:topk", "WITHCOUNT")).isEqualTo("c\n5\na\n2\n");
     assertThat(cli("TOPK.QUERY", "cli:topk", "a", "b")).isEqualTo("1\n0\n");
     assertThat(cli("TOPK.COUNT", "cli:topk", "a", "b", "c")).isEqualTo("2\n1\n5\n");
+    assertThat(cli("TOPK.INFO", "cli:topk")).isEqualTo("k\n2\nwidth\n1000\ndepth\n5\ndecay\n1\n");
     assertThat(cli("TYPE", "cli:topk")).isEqualTo("TopK-TYPE\n");
   }
 
@@ -145,6 +149,15 @@ class RedisCliTest {
     assertThat(cli("TDIGEST.RANK", "cli:td", "0", "30", "70")).isEqualTo("-1\n2\n6\n");
     assertThat(cli("TDIGEST.BYREVRANK", "cli:td", "0", "6")).isEqualTo("60\n-inf\n");
     assertThat(cli("TDIGEST.TRIMMED_MEAN", "cli:td", "0", "1")).isEqualTo("35\n");
+    assertThat(cli("TDIGEST.MAX", "cli:td")).isEqualTo("60\n");
+    assertThat(cli("TDIGEST.REVRANK", "cli:td", "60", "10")).isEqualTo("0\n5\n");
+    assertThat(cli("TDIGEST.BYRANK", "cli:td", "0", "5", "6")).isEqualTo("10\n60\ninf\n");
+    assertThat(cli("TDIGEST.MERGE", "cli:td2", "1", "cli:td")).isEqualTo("OK\n");
+    assertThat(cli("TDIGEST.INFO", "cli:td2"))
+        .startsWith("Compression\n1000\nCapacity\n")
+        .contains("Observations\n6\n");
+    assertThat(cli("TDIGEST.RESET", "cli:td2")).isEqualTo("OK\n");
+    assertThat(cli("TDIGEST.MAX", "cli:td2")).isEqualTo("nan\n");
     assertThat(cli("TDIGEST.MIN", "cli:empty-td"))
         .isEqualTo("ERR T-Digest: key does not exist\n\n");
     assertThat(cli("TYPE", "cli:td")).isEqualTo("TDIS-TYPE\n");

@@ -124,14 +124,26 @@ class ClientsTest {
     COUNTER_RESERVE,
     COUNTER_INCRBY,
     COUNTER_QUERY,
+    COUNTER_INFO,
     DISTINCT_RESERVE,
     DISTINCT_ADD,
-    DISTINCT_COUNT;
+    DISTINCT_COUNT,
+    DISTINCT_INFO;
 
     @Override
     public byte[] getRaw() {
       return name().replace('_', '.').getBytes(StandardCharsets.US_ASCII);
     }
+  }
+
+  /** An INFO reply as Jedis returns it raw (a RESP3 map: key-value pairs), by field name. */
+  private static Map<String, Object> infoFields(Object reply) {
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    for (Object o : (List<?>) reply) {
+      Map.Entry<?, ?> e = (Map.Entry<?, ?>) o;
+      out.put(new String((byte[]) e.getKey(), StandardCharsets.UTF_8), e.getValue());
+    }
+    return out;
   }
 
   @Test
@@ -154,6 +166,10 @@ class ClientsTest {
       assertThatThrownBy(() -> j.sendCommand(Idem.COUNTER_QUERY, "j:wc", t, "90s", "NAMES", "ip:1"))
           .isInstanceOf(JedisDataException.class)
           .hasMessage("ERR no resolution of the table divides a window of 90s and keeps that long");
+      assertThat(infoFields(j.sendCommand(Idem.COUNTER_INFO, "j:wc")))
+          .containsEntry("Buckets per row", 64L)
+          .containsEntry("Row format", 1L)
+          .containsKey("Resolutions");
       assertThat(j.type("j:wc")).isEqualTo("counter");
     }
   }
@@ -194,6 +210,9 @@ class ClientsTest {
               () -> j.sendCommand(Idem.DISTINCT_RESERVE, "j:dc2", "RESOLUTION", "1s", "1h"))
           .isInstanceOf(JedisDataException.class)
           .hasMessage("ERR a distinct table's bucket must be at least 1m");
+      assertThat(infoFields(j.sendCommand(Idem.DISTINCT_INFO, "j:dc")))
+          .containsEntry("Precision", 12L)
+          .containsKey("Relative standard error");
       assertThat(j.type("j:dc")).isEqualTo("distinct");
     }
   }

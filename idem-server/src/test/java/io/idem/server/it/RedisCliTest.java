@@ -102,6 +102,7 @@ class RedisCliTest {
     assertThat(cli("COUNTER.INCRBY", "cli:wc", now, "ip:1", "-1")).isEqualTo("2\n");
     assertThat(cli("COUNTER.QUERY", "cli:wc", now, "1h", "7d", "NAMES", "ip:1", "ip:2"))
         .isEqualTo("1\n1\n5\n5\n");
+    assertThat(cli("COUNTER.INFO", "cli:wc")).contains("Buckets per row\n64\nRow format\n1\n");
     assertThat(cli("TYPE", "cli:wc")).isEqualTo("counter\n");
   }
 
@@ -125,6 +126,7 @@ class RedisCliTest {
     assertThat(cli("DISTINCT.ADD", "cli:dc", "*", "ip:1", "alice")).isEqualTo("0\n");
     assertThat(cli("DISTINCT.COUNT", "cli:dc", "*", "1h", "7d", "NAMES", "ip:1", "ip:2"))
         .isEqualTo("2\n2\n1\n1\n");
+    assertThat(cli("DISTINCT.INFO", "cli:dc")).contains("Precision\n14\n");
     assertThat(cli("TYPE", "cli:dc")).isEqualTo("distinct\n");
   }
 

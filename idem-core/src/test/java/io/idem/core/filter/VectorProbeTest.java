@@ -1,0 +1,105 @@
+package io.idem.core.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The vector lookup against the scalar one. These tests call {@link VectorProbe} directly, so they
+ * check its answers on any CPU (without AVX-512 the vector API runs them in Java, slowly).
+ */
+class VectorProbeTest {
+
+  @Test
+  void build_addsTheVectorModule() {
+    // The surefire argLine adds it, as ./idem serve does; without it the tests below cannot run.
+    assertThat(ModuleLayer.boot().findModule("jdk.incubator.vector")).isPresent();
+  }
+
+  @Test
+  void mightContain_randomBlocks_sameAnswerAsScalar_forEveryHashCount() {
+    SplittableRandom random = new SplittableRandom(2026);
+    long[] words = new long[3 * BloomFilter.WORDS_PER_BLOCK];
+    int[] answers = new int[2];
+    for (int trial = 0; trial < 100_000; trial++) {
+      int hashes = 1 + trial % BloomFilter.MAX_HASHES;
+      int base = BloomFilter.WORDS_PER_BLOCK * random.nextInt(3);
+      long h2 = random.nextLong();
+      // Dense enough that about half the queries find all k bits: density^k near 1/2.
+      fill(words, random, Math.pow(0.5, 1.0 / hashes));
+      if (trial % 3 == 0) {
+        setProbedBits(words, base, h2, hashes); // an item that was added: must be found
+      }
+
+      boolean scalar = BloomFilter.scalarMightContain(words, base, h2, hashes);
+      boolean vector = VectorProbe.mightContain(words, base, h2, hashes);
+
+      assertThat(vector).as("trial %s, k = %s", trial, hashes).isEqualTo(scalar);
+      answers[scalar ? 1 : 0]++;
+    }
+    // Both answers are common, so a vector path stuck on either one would have failed above.
+    assertThat(answers[0]).isGreaterThan(25_000);
+    assertThat(answers[1]).isGreaterThan(25_000);
+  }
+
+  @Test
+  void mightContain_oneClearBit_isAbsent_whicheverProbeReadsIt() {
+    SplittableRandom random = new SplittableRandom(7);
+    long[] words = new long[BloomFilter.WORDS_PER_BLOCK];
+    long[] probe = BloomFilter.probeMultipliers();
+    for (int hashes = 1; hashes <= BloomFilter.MAX_HASHES; hashes++) {
+      long h2 = random.nextLong();
+      for (int clear = 0; clear < hashes; clear++) {
+        Arrays.fill(words, -1L);
+        int bit = (int) ((h2 * probe[clear]) >>> 55);
+        words[bit >>> 6] &= ~(1L << bit);
+
+        assertThat(VectorProbe.mightContain(words, 0, h2, hashes))
+            .as("k = %s, probe %s clear", hashes, clear)
+            .isFalse();
+      }
+      Arrays.fill(words, -1L);
+      assertThat(VectorProbe.mightContain(words, 0, h2, hashes)).isTrue();
+    }
+  }
+
+  @Test
+  void probeMode_scalar_turnsTheVectorPathOff() {
+    assertThat(BloomFilter.vectorProbe("scalar")).isFalse();
+    // With the module present, auto follows the CPU: vector where it has 512-bit vectors.
+    assertThat(BloomFilter.vectorProbe("auto")).isEqualTo(VectorProbe.native512());
+    assertThat(BloomFilter.probeKind())
+        .isEqualTo(BloomFilter.VECTOR ? "vector512" : "scalar")
+        .isEqualTo(VectorProbe.native512() ? "vector512" : "scalar");
+  }
+
+  @Test
+  void probeMode_unknown_isAClearError() {
+    assertThatThrownBy(() -> BloomFilter.vectorProbe("avx"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("system property idem.bloom.probe must be auto or scalar, not 'avx'");
+  }
+
+  private static void fill(long[] words, SplittableRandom random, double density) {
+    for (int i = 0; i < words.length; i++) {
+      long w = 0;
+      for (int b = 0; b < 64; b++) {
+        if (random.nextDouble() < density) {
+          w |= 1L << b;
+        }
+      }
+      words[i] = w;
+    }
+  }
+
+  private static void setProbedBits(long[] words, int base, long h2, int hashes) {
+    long[] probe = BloomFilter.probeMultipliers();
+    for (int i = 0; i < hashes; i++) {
+      int bit = (int) ((h2 * probe[i]) >>> 55);
+      words[base + (bit >>> 6)] |= 1L << bit;
+    }
+  }
+}

@@ -330,9 +330,15 @@ class ServeCommandTest {
 
   /** {@code idem serve args...} in a new JVM, with native access enabled as ./idem does. */
   private static Process idem(String... args) throws IOException {
+    return idemWith(List.of(), args);
+  }
+
+  /** As {@link #idem}, with these JVM options too. */
+  private static Process idemWith(List<String> jvmOptions, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(Main.class.getName());
@@ -377,6 +383,20 @@ class ServeCommandTest {
           .containsExactly(
               "idem serve: cannot listen on 127.0.0.1:" + port + ": Address already in use");
     }
+  }
+
+  @Test
+  void process_unknownBloomProbe_exits2WithOneLine_beforeListening() throws Exception {
+    Path dir = tmp.resolve("data");
+    Process p = idemWith(List.of("-Didem.bloom.probe=avx"), "--port", "0", "--dir", dir.toString());
+
+    assertThat(exitCode(p)).isEqualTo(2);
+    String stderr = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(userLines(stderr))
+        .as(stderr)
+        .containsExactly(
+            "idem serve: system property idem.bloom.probe must be auto or scalar, not 'avx'");
+    assertThat(dir).doesNotExist();
   }
 
   @Test

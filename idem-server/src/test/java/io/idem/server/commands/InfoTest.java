@@ -3,6 +3,7 @@ package io.idem.server.commands;
 import static io.idem.server.commands.GenericKeyspaceTest.put;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.filter.BloomFilter;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +72,7 @@ class InfoTest {
         .contains("\r\ntcp_port:6379\r\n")
         .contains("\r\nprocess_id:" + ProcessHandle.current().pid() + "\r\n")
         .containsPattern("\r\nuptime_in_seconds:\\d+\r\n")
+        .contains("\r\nbloom_probe:" + BloomFilter.probeKind() + "\r\n")
         .endsWith("\r\n");
   }
 

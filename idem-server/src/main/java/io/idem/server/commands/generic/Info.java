@@ -1,5 +1,6 @@
 package io.idem.server.commands.generic;
 
+import io.idem.core.filter.BloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.ServerContext;
 import io.idem.server.command.Stats;
@@ -110,6 +111,7 @@ public final class Info {
             + arch);
     field(b, "arch_bits", arch.contains("64") ? 64 : 32);
     field(b, "java_version", Runtime.version().toString());
+    field(b, "bloom_probe", BloomFilter.probeKind());
     field(b, "process_id", s.pid());
     field(b, "tcp_port", s.port());
     field(b, "server_time_usec", now * 1000);

@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms3g", "-Xmx3g"})
+    jvmArgsAppend = {"-Xms3g", "-Xmx3g", "--add-modules=jdk.incubator.vector"})
 public class BloomBenchmark {
   /*
    * Memory: the filters are 12 MB each, larger than this machine's share of the L3 cache, so a
@@ -53,10 +53,18 @@ public class BloomBenchmark {
   static final long DATASKETCHES_SEED = 0x1DE3L;
 
   public enum Impl {
+    /** With the vector module, as {@code ./idem serve} runs: one AVX-512 register a lookup. */
     IDEM {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent);
+        return new IdemSubject(keys, absent, "auto");
+      }
+    },
+    /** The scalar lookup ({@code -Didem.bloom.probe=scalar}): what other commands and JVMs use. */
+    IDEM_SCALAR {
+      @Override
+      Subject subject(long[] keys, long[] absent) {
+        return new IdemSubject(keys, absent, "scalar");
       }
     },
     GUAVA {
@@ -135,11 +143,24 @@ public class BloomBenchmark {
     private final Hash128 hash = new Hash128();
     private BloomFilter filter;
 
-    IdemSubject(long[] keys, long[] absent) {
+    /**
+     * {@code probe} is read once, when BloomFilter is first used: JMH runs each {@link Impl} in a
+     * fork of its own, and this checks that a scalar subject got the scalar lookup. An auto one
+     * gets what this JVM and CPU allow (the vector lookup needs AVX-512).
+     */
+    IdemSubject(long[] keys, long[] absent, String probe) {
       super(keys, absent);
       this.keys = keys;
       this.absent = absent;
+      System.setProperty("idem.bloom.probe", probe);
       this.filter = BloomFilter.create(CAPACITY, ERROR_RATE);
+      String kind = BloomFilter.probeKind();
+      if (probe.equals("scalar") && !kind.equals("scalar")) {
+        throw new IllegalStateException(
+            "asked for the " + probe + " Bloom probe, got " + kind + ": not in a fork of its own?");
+      }
+      // In the log: -jvmArgsAppend on JMH's command line replaces @Fork's, module and all.
+      System.out.println("Idem Bloom probe: " + kind);
     }
 
     @Override

@@ -5,6 +5,9 @@
 #   scripts/bench-jmh.sh                                   # all: about 13 minutes on 2 cores
 #   scripts/bench-jmh.sh BloomBenchmark HashBenchmark      # only these classes
 #   scripts/bench-jmh.sh BloomBenchmark -- -prof gc         # extra JMH options after --
+#   scripts/bench-jmh.sh BloomBenchmark -- -jvmArgsPrepend -XX:+UseTransparentHugePages
+#     (JVM options go in -jvmArgsPrepend: -jvmArgsAppend would replace the classes' own, among
+#     them BloomBenchmark's --add-modules=jdk.incubator.vector, without which Idem runs scalar)
 #   JMH_OPTS='-f 3 -wi 5 -i 10 -w 5s -r 5s' scripts/bench-jmh.sh   # a longer configuration
 #
 # Classes: HashBenchmark, HashLongBenchmark, BloomBenchmark, CuckooBenchmark,

@@ -19,9 +19,11 @@ import java.util.concurrent.atomic.LongAdder;
 public final class BloomFilter implements MembershipFilter {
   /*
    * Design: a blocked Bloom filter [Putze, Sanders, Singler 2007]. The item's h1 picks one
-   * 512-bit block (a cache line) by multiply-high, so the block count is whatever sizing asks
-   * for, never a power of two; h2 times k fixed odd constants gives the k bit positions inside
-   * the block, so each operation costs one cache miss.
+   * 512-bit block (a cache line's size) by multiply-high, so the block count is whatever sizing
+   * asks for, never a power of two; h2 times k fixed odd constants gives the k bit positions
+   * inside the block, so each operation reads 64 adjacent bytes. Java aligns a long[] to 8 bytes
+   * behind a 16-byte header, so those bytes usually span two cache lines, whose misses overlap;
+   * storage aligned to 64 bytes (off the heap) would make it one.
    *
    * Sizing: a block's load is Poisson(n / blocks); the expected false-positive rate is the mean,
    * over that distribution, of a 512-bit Bloom filter's rate at that load. Sizing searches k and
@@ -42,15 +44,19 @@ public final class BloomFilter implements MembershipFilter {
   /** The most blocks a Java array of longs can hold: 16 GiB. */
   static final long MAX_BLOCKS = (Integer.MAX_VALUE - 8) / WORDS_PER_BLOCK;
 
+  /** The system property that chooses the lookup: {@code auto} (the default) or {@code scalar}. */
+  public static final String PROBE_PROPERTY = "idem.bloom.probe";
+
   /**
-   * Whether lookups use {@link VectorProbe}: when the JVM has the module jdk.incubator.vector
-   * ({@code ./idem serve} adds it) and compiles 512-bit vectors natively. {@code
-   * -Didem.bloom.probe=scalar} forces the scalar loop; both give the same answers (tested).
+   * Whether lookups use VectorProbe: when the JVM has the module jdk.incubator.vector ({@code
+   * ./idem serve} adds it) and a C2 that compiles 512-bit vectors (AVX-512). {@code
+   * -Didem.bloom.probe=scalar} forces the scalar loop; both give the same answers (tested). A value
+   * that is neither is reported by {@link #probeModeError} (the CLI stops on it) and runs scalar.
    */
-  static final boolean VECTOR = vectorProbe(System.getProperty("idem.bloom.probe", "auto"));
+  static final boolean VECTOR = probeModeError() == null && usesVector(probeMode());
 
   /** Odd constants: probe i's bit is the top 9 bits of h2 * PROBE[i]. Append-only. */
-  private static final long[] PROBE = probeMultipliers();
+  private static final long[] PROBE = ProbeMultipliers.all();
 
   private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
   private static final VarHandle LONG_BE =
@@ -186,7 +192,7 @@ public final class BloomFilter implements MembershipFilter {
     return added;
   }
 
-  /** The lookup: {@link VectorProbe} where this JVM allows it, else the scalar loop. */
+  /** The lookup: the vector one where this JVM allows it ({@link #probeKind}), else scalar. */
   @Override
   public boolean mightContain(long h1, long h2) {
     int base = blockBase(h1);
@@ -196,9 +202,9 @@ public final class BloomFilter implements MembershipFilter {
   }
 
   /**
-   * Branch-free on purpose: all k probes read the same cache line, so stopping at the first clear
-   * bit saves little, while the data-dependent branch it needs mispredicts on absent items and
-   * stops the CPU from overlapping the cache misses of consecutive lookups.
+   * Branch-free on purpose: all k probes read the same block, so stopping at the first clear bit
+   * saves little, while the data-dependent branch it needs mispredicts on absent items and stops
+   * the CPU from overlapping the cache misses of consecutive lookups.
    */
   static boolean scalarMightContain(long[] w, int base, long h2, int hashes) {
     long missing = 0;
@@ -211,10 +217,11 @@ public final class BloomFilter implements MembershipFilter {
 
   /**
    * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}. Out of cache
-   * this is several times faster per item than one call at a time: a first pass reads one word of
-   * each item's block, and those loads, independent of each other and a few instructions each, wait
-   * for memory together instead of one after another; the second pass then finds every block in
-   * cache.
+   * this is several times faster per item than one call at a time: a first pass reads the first and
+   * last words of each item's block, and those loads, independent of each other and a few
+   * instructions each, wait for memory together instead of one after another; the second pass then
+   * finds the blocks in cache. Both ends, because a block is 64 bytes of a long[] whose elements
+   * start 16 bytes into an 8-byte-aligned object: it usually spans two cache lines.
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
@@ -223,7 +230,8 @@ public final class BloomFilter implements MembershipFilter {
     for (int start = 0; start < count; start += BATCH) {
       int end = Math.min(count, start + BATCH);
       for (int i = start; i < end; i++) {
-        fetched ^= w[blockBase(h1[i])];
+        int base = blockBase(h1[i]);
+        fetched ^= w[base] ^ w[base + WORDS_PER_BLOCK - 1];
       }
       for (int i = start; i < end; i++) {
         out[i] = mightContain(h1[i], h2[i]);
@@ -234,7 +242,7 @@ public final class BloomFilter implements MembershipFilter {
     }
   }
 
-  /** Items whose blocks are fetched together: within the misses a core keeps in flight. */
+  /** Items whose blocks are fetched together (32 measured faster than 16: BENCHMARKS.md). */
   private static final int BATCH = 32;
 
   private static final long FETCH_SENTINEL = 0x1DE3_1DE3_1DE3_1DE3L;
@@ -242,16 +250,23 @@ public final class BloomFilter implements MembershipFilter {
   @SuppressWarnings("unused")
   private static long fetchSink;
 
-  static boolean vectorProbe(String mode) {
-    return switch (mode) {
-      case "scalar" -> false;
-      case "auto" ->
-          ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
-              && VectorProbe.native512();
-      default ->
-          throw new IllegalArgumentException(
-              "system property idem.bloom.probe must be auto or scalar, not '" + mode + "'");
-    };
+  private static String probeMode() {
+    return System.getProperty(PROBE_PROPERTY, "auto");
+  }
+
+  /** What is wrong with this JVM's {@code -Didem.bloom.probe}, or null if nothing is. */
+  public static String probeModeError() {
+    String mode = probeMode();
+    return mode.equals("auto") || mode.equals("scalar")
+        ? null
+        : "system property " + PROBE_PROPERTY + " must be auto or scalar, not '" + mode + "'";
+  }
+
+  /** Whether a valid mode takes the vector lookup here. VectorProbe loads only with the module. */
+  static boolean usesVector(String mode) {
+    return mode.equals("auto")
+        && ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+        && VectorProbe.native512();
   }
 
   /** How lookups run in this JVM: "vector512" or "scalar" (for logs and INFO). */
@@ -544,20 +559,6 @@ public final class BloomFilter implements MembershipFilter {
         + 0.5 * Math.log(2 * Math.PI * x)
         + 1 / (12 * x)
         - 1 / (360 * x * x * x);
-  }
-
-  static long[] probeMultipliers() {
-    // SplitMix64 from a fixed seed, forced odd. Changing this changes every stored filter.
-    long[] m = new long[MAX_HASHES];
-    long state = 0x1DE3L;
-    for (int i = 0; i < m.length; i++) {
-      state += 0x9E3779B97F4A7C15L;
-      long z = state;
-      z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-      z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-      m[i] = (z ^ (z >>> 31)) | 1L;
-    }
-    return m;
   }
 
   @Override

@@ -1,7 +1,7 @@
 package io.idem.core.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -49,7 +49,7 @@ class VectorProbeTest {
   void mightContain_oneClearBit_isAbsent_whicheverProbeReadsIt() {
     SplittableRandom random = new SplittableRandom(7);
     long[] words = new long[BloomFilter.WORDS_PER_BLOCK];
-    long[] probe = BloomFilter.probeMultipliers();
+    long[] probe = ProbeMultipliers.all();
     for (int hashes = 1; hashes <= BloomFilter.MAX_HASHES; hashes++) {
       long h2 = random.nextLong();
       for (int clear = 0; clear < hashes; clear++) {
@@ -67,20 +67,36 @@ class VectorProbeTest {
   }
 
   @Test
-  void probeMode_scalar_turnsTheVectorPathOff() {
-    assertThat(BloomFilter.vectorProbe("scalar")).isFalse();
+  void usesVector_scalar_no_auto_followsTheCpu() {
+    assertThat(BloomFilter.usesVector("scalar")).isFalse();
     // With the module present, auto follows the CPU: vector where it has 512-bit vectors.
-    assertThat(BloomFilter.vectorProbe("auto")).isEqualTo(VectorProbe.native512());
-    assertThat(BloomFilter.probeKind())
-        .isEqualTo(BloomFilter.VECTOR ? "vector512" : "scalar")
-        .isEqualTo(VectorProbe.native512() ? "vector512" : "scalar");
+    assertThat(BloomFilter.usesVector("auto")).isEqualTo(VectorProbe.native512());
   }
 
   @Test
-  void probeMode_unknown_isAClearError() {
-    assertThatThrownBy(() -> BloomFilter.vectorProbe("avx"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("system property idem.bloom.probe must be auto or scalar, not 'avx'");
+  void probeKind_withoutTheProperty_isWhatAutoGives() {
+    assumeTrue(System.getProperty(BloomFilter.PROBE_PROPERTY) == null, "run without the property");
+    assertThat(BloomFilter.probeModeError()).isNull();
+    assertThat(BloomFilter.probeKind()).isEqualTo(VectorProbe.native512() ? "vector512" : "scalar");
+  }
+
+  @Test
+  void probeModeError_unknownValue_isAClearMessage() {
+    BloomFilter.probeKind(); // initialised before the property changes: other tests keep its path
+    String before = System.getProperty(BloomFilter.PROBE_PROPERTY);
+    System.setProperty(BloomFilter.PROBE_PROPERTY, "avx");
+    try {
+      assertThat(BloomFilter.probeModeError())
+          .isEqualTo("system property idem.bloom.probe must be auto or scalar, not 'avx'");
+      System.setProperty(BloomFilter.PROBE_PROPERTY, "scalar");
+      assertThat(BloomFilter.probeModeError()).isNull();
+    } finally {
+      if (before == null) {
+        System.clearProperty(BloomFilter.PROBE_PROPERTY);
+      } else {
+        System.setProperty(BloomFilter.PROBE_PROPERTY, before);
+      }
+    }
   }
 
   private static void fill(long[] words, SplittableRandom random, double density) {
@@ -96,7 +112,7 @@ class VectorProbeTest {
   }
 
   private static void setProbedBits(long[] words, int base, long h2, int hashes) {
-    long[] probe = BloomFilter.probeMultipliers();
+    long[] probe = ProbeMultipliers.all();
     for (int i = 0; i < hashes; i++) {
       int bit = (int) ((h2 * probe[i]) >>> 55);
       words[base + (bit >>> 6)] |= 1L << bit;

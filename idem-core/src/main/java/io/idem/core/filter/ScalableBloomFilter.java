@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A Bloom filter that grows by adding layers, with RedisBloom's semantics. Not thread-safe: the
@@ -196,6 +197,23 @@ public final class ScalableBloomFilter implements MembershipFilter {
       }
     }
     return false;
+  }
+
+  /**
+   * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}, each layer
+   * asked for all of them in one {@link BloomFilter#mightContainAll}, whose first pass overlaps the
+   * items' cache misses. {@code scratch} (at least {@code count} long) holds a layer's answers when
+   * there is more than one layer.
+   */
+  public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out, boolean[] scratch) {
+    Objects.checkFromIndexSize(0, count, Math.min(out.length, scratch.length));
+    layers.get(0).mightContainAll(h1, h2, count, out);
+    for (int l = 1; l < layers.size(); l++) {
+      layers.get(l).mightContainAll(h1, h2, count, scratch);
+      for (int i = 0; i < count; i++) {
+        out[i] |= scratch[i];
+      }
+    }
   }
 
   @Override

@@ -230,4 +230,35 @@ class ScalableBloomFilterTest {
     f.writeTo(out);
     return out.toByteArray();
   }
+
+  @Property(seed = "42", tries = 30)
+  void mightContainAll_equalsOneAtATime_acrossLayers(
+      @ForAll @IntRange(min = 0, max = 3_000) int added,
+      @ForAll @IntRange(min = 0, max = 100) int count) {
+    ScalableBloomFilter f = ScalableBloomFilter.create(100, 0.2, 2); // a high rate: answers mixed
+    Items items = new Items(5);
+    for (int i = 0; i < added; i++) {
+      items.add(f, i);
+    }
+    long[] h1 = new long[count];
+    long[] h2 = new long[count];
+    for (int i = 0; i < count; i++) {
+      Hash128 h = items.item(i * 61L); // some added, some not
+      h1[i] = h.h1();
+      h2[i] = h.h2();
+    }
+    boolean[] out = new boolean[count + 3];
+    java.util.Arrays.fill(out, true); // stale answers from an earlier call must not survive
+    boolean[] scratch = new boolean[count];
+
+    f.mightContainAll(h1, h2, count, out, scratch);
+
+    for (int i = 0; i < count; i++) {
+      assertThat(out[i])
+          .as("item %s of %s layers", i, f.layerCount())
+          .isEqualTo(f.mightContain(h1[i], h2[i]));
+    }
+    assertThatThrownBy(() -> f.mightContainAll(h1, h2, count + 1, out, scratch))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
 }

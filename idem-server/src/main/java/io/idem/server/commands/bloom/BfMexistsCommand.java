@@ -18,11 +18,23 @@ public final class BfMexistsCommand implements Handler {
             call.arg(1),
             e -> {
               ScalableBloomFilter f = Blooms.filter(e);
-              Hash128 h = new Hash128();
-              List<Reply> out = new ArrayList<>(call.argc() - 2);
-              for (int i = 2; i < call.argc(); i++) {
-                h.hash(call.arg(i));
-                out.add(Blooms.bool(call, f != null && f.mightContain(h.h1(), h.h2())));
+              int n = call.argc() - 2;
+              boolean[] found = new boolean[n];
+              if (f != null) {
+                // All hashes first, then one batched lookup a layer: the items' misses overlap.
+                long[] h1 = new long[n];
+                long[] h2 = new long[n];
+                Hash128 h = new Hash128();
+                for (int i = 0; i < n; i++) {
+                  h.hash(call.arg(i + 2));
+                  h1[i] = h.h1();
+                  h2[i] = h.h2();
+                }
+                f.mightContainAll(h1, h2, n, found, new boolean[n]);
+              }
+              List<Reply> out = new ArrayList<>(n);
+              for (boolean b : found) {
+                out.add(Blooms.bool(call, b));
               }
               return Reply.array(out);
             });

@@ -712,6 +712,7 @@ public final class DedupTable {
     final long[] h2;
     final boolean[] maybe;
     private final boolean[] answer;
+    private final boolean[] scratch;
 
     /** Open addressing over the ids claimed new so far in this command: index + 1, 0 empty. */
     private final int[] table;
@@ -722,17 +723,16 @@ public final class DedupTable {
       h2 = hashed.h2();
       maybe = new boolean[n];
       answer = new boolean[n];
+      scratch = new boolean[n];
       table = new int[Integer.highestOneBit(n) * 4];
     }
 
     void ask(MembershipFilter filter) {
       switch (filter) {
         case ScalableBloomFilter f -> {
-          for (int l = 0; l < f.layerCount(); l++) {
-            f.layer(l).mightContainAll(h1, h2, h1.length, answer);
-            for (int i = 0; i < answer.length; i++) {
-              maybe[i] |= answer[i];
-            }
+          f.mightContainAll(h1, h2, h1.length, answer, scratch);
+          for (int i = 0; i < answer.length; i++) {
+            maybe[i] |= answer[i];
           }
         }
         default -> {

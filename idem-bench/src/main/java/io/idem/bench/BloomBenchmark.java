@@ -160,7 +160,7 @@ public class BloomBenchmark {
             "asked for the " + probe + " Bloom probe, got " + kind + ": not in a fork of its own?");
       }
       // In the log: -jvmArgsAppend on JMH's command line replaces @Fork's, module and all.
-      System.out.println("Idem Bloom probe: " + kind);
+      System.err.println("Idem Bloom probe: " + kind); // not stdout: BloomAccuracy's table is there
     }
 
     @Override
@@ -187,7 +187,7 @@ public class BloomBenchmark {
     private final long[] h2 = new long[BATCH];
     private final boolean[] found = new boolean[BATCH];
 
-    /** Hashes the batch, then one {@link BloomFilter#mightContainAll} (as BF.MEXISTS will). */
+    /** Hashes the batch, then one {@link BloomFilter#mightContainAll} (as the dedup table does). */
     @Override
     int containsBatch(int from, int n, boolean isAbsent) {
       long[] source = isAbsent ? absent : keys;
@@ -396,7 +396,7 @@ public class BloomBenchmark {
     return filled.subject.containsAbsent(filled.index++ & MASK);
   }
 
-  /** Lookups per batch call: a pipelined BF.MEXISTS or a consumer's poll. */
+  /** Lookups per batch call: a consumer's poll, as the dedup table checks one. */
   static final int BATCH = 64;
 
   /** {@link #BATCH} present keys per call; Idem's batch API, the others one at a time. */

@@ -1,5 +1,6 @@
 package io.idem.cli;
 
+import io.idem.core.filter.BloomFilter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.InputStream;
@@ -26,6 +27,12 @@ public final class Main {
 
   /** Runs one command line against the given streams; returns the exit code. */
   static int run(InputStream in, OutputStream out, PrintStream err, String... args) {
+    String probeError = BloomFilter.probeModeError(); // every command may build a Bloom filter
+    if (probeError != null) {
+      err.println("idem: " + probeError);
+      err.flush();
+      return USAGE;
+    }
     SizeCommand size = new SizeCommand();
     size.out = out;
     size.err = err;

@@ -1,6 +1,5 @@
 package io.idem.cli;
 
-import io.idem.core.filter.BloomFilter;
 import io.idem.server.command.Config;
 import io.idem.server.net.IdemServer;
 import java.io.IOException;
@@ -83,11 +82,6 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Config config = configure();
-    try {
-      BloomFilter.probeKind(); // reads -Didem.bloom.probe: a bad value stops here, not mid-command
-    } catch (ExceptionInInitializerError e) {
-      throw new CliException(2, e.getCause().getMessage());
-    }
     IdemServer server;
     try {
       server = IdemServer.start(config);

@@ -2,6 +2,7 @@ package io.idem.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.filter.BloomFilter;
 import org.junit.jupiter.api.Test;
 
 class MainTest {
@@ -46,5 +47,26 @@ class MainTest {
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("idem: ").endsWith("(see idem --help)\n");
     assertThat(run.err().lines()).hasSize(1);
+  }
+
+  @Test
+  void run_unknownBloomProbe_exits2BeforeAnyCommand_andOutputsNothing() {
+    BloomFilter.probeKind(); // initialised before the property changes: other tests keep its path
+    String before = System.getProperty(BloomFilter.PROBE_PROPERTY);
+    System.setProperty(BloomFilter.PROBE_PROPERTY, "avx");
+    try {
+      Run run = Run.main("a\na\n", "uniq", "--error", "0.01");
+
+      assertThat(run.exitCode()).isEqualTo(2);
+      assertThat(run.err())
+          .isEqualTo("idem: system property idem.bloom.probe must be auto or scalar, not 'avx'\n");
+      assertThat(run.outText()).isEmpty();
+    } finally {
+      if (before == null) {
+        System.clearProperty(BloomFilter.PROBE_PROPERTY);
+      } else {
+        System.setProperty(BloomFilter.PROBE_PROPERTY, before);
+      }
+    }
   }
 }

@@ -395,7 +395,7 @@ class ServeCommandTest {
     assertThat(userLines(stderr))
         .as(stderr)
         .containsExactly(
-            "idem serve: system property idem.bloom.probe must be auto or scalar, not 'avx'");
+            "idem: system property idem.bloom.probe must be auto or scalar, not 'avx'");
     assertThat(dir).doesNotExist();
   }
 

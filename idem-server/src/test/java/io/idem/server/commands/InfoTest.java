@@ -72,6 +72,7 @@ class InfoTest {
         .contains("\r\ntcp_port:6379\r\n")
         .contains("\r\nprocess_id:" + ProcessHandle.current().pid() + "\r\n")
         .containsPattern("\r\nuptime_in_seconds:\\d+\r\n")
+        .containsPattern("\r\nbloom_probe:(vector512|scalar)\r\n")
         .contains("\r\nbloom_probe:" + BloomFilter.probeKind() + "\r\n")
         .endsWith("\r\n");
   }

@@ -22,8 +22,8 @@ public final class BloomFilter implements MembershipFilter {
    * 512-bit block (a cache line's size) by multiply-high, so the block count is whatever sizing
    * asks for, never a power of two; h2 times k fixed odd constants gives the k bit positions
    * inside the block, so each operation reads 64 adjacent bytes. Java aligns a long[] to 8 bytes
-   * behind a 16-byte header, so those bytes usually span two cache lines, whose misses overlap;
-   * storage aligned to 64 bytes (off the heap) would make it one.
+   * behind a 16-byte header, so those bytes usually span two adjacent cache lines; blocks aligned
+   * to 64 bytes off the heap measured no faster (BENCHMARKS.md).
    *
    * Sizing: a block's load is Poisson(n / blocks); the expected false-positive rate is the mean,
    * over that distribution, of a 512-bit Bloom filter's rate at that load. Sizing searches k and
@@ -217,11 +217,11 @@ public final class BloomFilter implements MembershipFilter {
 
   /**
    * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}. Out of cache
-   * this is several times faster per item than one call at a time: a first pass reads the first and
-   * last words of each item's block, and those loads, independent of each other and a few
-   * instructions each, wait for memory together instead of one after another; the second pass then
-   * finds the blocks in cache. Both ends, because a block is 64 bytes of a long[] whose elements
-   * start 16 bytes into an 8-byte-aligned object: it usually spans two cache lines.
+   * this is several times faster per item than one call at a time: a first pass reads the first
+   * word of each item's block, and those loads, independent of each other and a few instructions
+   * each, wait for memory together instead of one after another; the second pass then finds the
+   * blocks in cache. (Reading both ends of each block too, for a block that spans two lines,
+   * measured slower in quiet stretches of the host: BENCHMARKS.md.)
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
@@ -230,8 +230,7 @@ public final class BloomFilter implements MembershipFilter {
     for (int start = 0; start < count; start += BATCH) {
       int end = Math.min(count, start + BATCH);
       for (int i = start; i < end; i++) {
-        int base = blockBase(h1[i]);
-        fetched ^= w[base] ^ w[base + WORDS_PER_BLOCK - 1];
+        fetched ^= w[blockBase(h1[i])];
       }
       for (int i = start; i < end; i++) {
         out[i] = mightContain(h1[i], h2[i]);

@@ -57,14 +57,24 @@ public class BloomBenchmark {
     IDEM {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent, "auto");
+        return new IdemSubject(keys, absent, "auto", true);
+      }
+    },
+    /**
+     * As {@link #IDEM}, but its batches hash each key with {@link Hash128#hashLong}, one at a time,
+     * as BF.MEXISTS and the dedup table hash their byte strings: {@code hashLongs} is for longs.
+     */
+    IDEM_HASH_EACH {
+      @Override
+      Subject subject(long[] keys, long[] absent) {
+        return new IdemSubject(keys, absent, "auto", false);
       }
     },
     /** The scalar lookup ({@code -Didem.bloom.probe=scalar}): what other commands and JVMs use. */
     IDEM_SCALAR {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent, "scalar");
+        return new IdemSubject(keys, absent, "scalar", true);
       }
     },
     GUAVA {
@@ -141,17 +151,20 @@ public class BloomBenchmark {
     private final long[] keys;
     private final long[] absent;
     private final Hash128 hash = new Hash128();
+    private final boolean hashLongs;
     private BloomFilter filter;
 
     /**
      * {@code probe} is read once, when BloomFilter is first used: JMH runs each {@link Impl} in a
      * fork of its own, and this checks that a scalar subject got the scalar lookup. An auto one
-     * gets what this JVM and CPU allow (the vector lookup needs AVX-512).
+     * gets what this JVM and CPU allow (the vector lookup needs AVX-512). With {@code hashLongs},
+     * batches hash their keys with {@link Hash128#hashLongs}, else one {@code hashLong} a key.
      */
-    IdemSubject(long[] keys, long[] absent, String probe) {
+    IdemSubject(long[] keys, long[] absent, String probe, boolean hashLongs) {
       super(keys, absent);
       this.keys = keys;
       this.absent = absent;
+      this.hashLongs = hashLongs;
       System.setProperty("idem.bloom.probe", probe);
       this.filter = BloomFilter.create(CAPACITY, ERROR_RATE);
       String kind = BloomFilter.probeKind();
@@ -191,10 +204,17 @@ public class BloomBenchmark {
     @Override
     int containsBatch(int from, int n, boolean isAbsent) {
       long[] source = isAbsent ? absent : keys;
-      for (int j = 0; j < n; j++) {
-        hash.hashLong(source[(from + j) & MASK]);
-        h1[j] = hash.h1();
-        h2[j] = hash.h2();
+      if (from + n > PROBES) {
+        throw new IllegalStateException("a batch must not wrap: " + from + " + " + n);
+      }
+      if (hashLongs) {
+        Hash128.hashLongs(source, from, n, h1, h2);
+      } else {
+        for (int j = 0; j < n; j++) {
+          hash.hashLong(source[from + j]);
+          h1[j] = hash.h1();
+          h2[j] = hash.h2();
+        }
       }
       filter.mightContainAll(h1, h2, n, found);
       int present = 0;

@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -17,13 +18,17 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The 128-bit hash of one long, the first step of every Bloom operation in {@link BloomBenchmark}:
- * this is the part of those figures that is hashing, not memory.
+ * this is the part of those figures that is hashing, not memory. {@code hashLongBatch} hashes
+ * {@link #BATCH} keys a call: Idem with {@link Hash128#hashLongs} (eight keys a vector instruction
+ * where the JVM has the vector module and AVX-512, as this fork does), the others one at a time.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 // The flag silences zero-allocation-hashing's sun.misc.Unsafe warning: see HashBenchmark.
-@Fork(value = 1, jvmArgsAppend = "--sun-misc-unsafe-memory-access=allow")
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--sun-misc-unsafe-memory-access=allow", "--add-modules=jdk.incubator.vector"})
 public class HashLongBenchmark {
   static final int INPUTS = 1 << 10;
   static final int MASK = INPUTS - 1;
@@ -33,8 +38,15 @@ public class HashLongBenchmark {
     long hash(long value);
   }
 
+  static final int BATCH = 64;
+
   public enum Impl {
     IDEM {
+      @Override
+      boolean batches() {
+        return true;
+      }
+
       @Override
       LongHasher create() {
         Hash128 h = new Hash128();
@@ -66,6 +78,11 @@ public class HashLongBenchmark {
 
     abstract LongHasher create();
 
+    /** Whether {@code hashLongBatch} calls {@link Hash128#hashLongs}, not the hasher per key. */
+    boolean batches() {
+      return false;
+    }
+
     private static LongHasher zah(LongTupleHashFunction f) {
       long[] out = new long[2];
       return value -> {
@@ -80,6 +97,8 @@ public class HashLongBenchmark {
   private long[] inputs;
   private LongHasher hasher;
   private int index;
+  private final long[] h1 = new long[BATCH];
+  private final long[] h2 = new long[BATCH];
 
   @Setup
   public void setup() {
@@ -90,5 +109,21 @@ public class HashLongBenchmark {
   @Benchmark
   public long hashLong() {
     return hasher.hash(inputs[index++ & MASK]);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public long hashLongBatch() {
+    int from = index & MASK; // a multiple of BATCH, which divides INPUTS: a batch never wraps
+    index += BATCH;
+    if (impl.batches()) {
+      Hash128.hashLongs(inputs, from, BATCH, h1, h2);
+      return h1[0] ^ h2[BATCH - 1];
+    }
+    long folded = 0;
+    for (int i = 0; i < BATCH; i++) {
+      folded ^= hasher.hash(inputs[from + i]);
+    }
+    return folded;
   }
 }

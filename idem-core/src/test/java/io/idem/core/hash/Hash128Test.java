@@ -10,6 +10,7 @@ import java.nio.ByteOrder;
 import java.util.SplittableRandom;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,64 @@ class Hash128Test {
     Hash128 b = new Hash128().hash(bytes);
     assertThat(a.h1()).isEqualTo(b.h1());
     assertThat(a.h2()).isEqualTo(b.h2());
+  }
+
+  @Property(seed = "42", tries = 300)
+  void hashLongs_equalsHashLongOfEach(
+      @ForAll @IntRange(max = 40) int count, @ForAll @IntRange(max = 5) int offset) {
+    long[] values = new SplittableRandom(count * 31L + offset).longs(offset + count + 3).toArray();
+    long[] h1 = new long[count + 2];
+    long[] h2 = new long[count + 2];
+    h1[count] = h2[count] = 77; // past count: must stay as it was
+
+    Hash128.hashLongs(values, offset, count, h1, h2);
+
+    Hash128 one = new Hash128();
+    for (int i = 0; i < count; i++) {
+      one.hashLong(values[offset + i]);
+      assertThat(new long[] {h1[i], h2[i]})
+          .as("key %s of %s", i, count)
+          .containsExactly(one.h1(), one.h2());
+    }
+    assertThat(h1[count]).isEqualTo(77);
+    assertThat(h2[count]).isEqualTo(77);
+  }
+
+  @Test
+  void vectorHash_equalsHashLong_onEveryLane() {
+    // VectorHash directly, so its answers are checked whether or not this CPU selects it.
+    assertThat(ModuleLayer.boot().findModule("jdk.incubator.vector")).isPresent();
+    SplittableRandom random = new SplittableRandom(2026);
+    long[] values = new long[1024 + 1];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = i % 5 == 0 ? i : random.nextLong(); // small values too: 0, 5, 10, ...
+    }
+    long[] h1 = new long[1024];
+    long[] h2 = new long[1024];
+
+    assertThat(VectorHash.hashLongs(values, 1, 1023, h1, h2)).isEqualTo(1016);
+
+    Hash128 one = new Hash128();
+    for (int i = 0; i < 1016; i++) {
+      one.hashLong(values[1 + i]);
+      assertThat(h1[i]).as("h1 of key %s", i).isEqualTo(one.h1());
+      assertThat(h2[i]).as("h2 of key %s", i).isEqualTo(one.h2());
+    }
+    assertThat(h1[1016]).isZero(); // the tail is the caller's
+  }
+
+  @Test
+  void hashLongs_outOfBounds_throwsAndWritesNothing() {
+    long[] h1 = new long[8];
+    long[] h2 = new long[7];
+    assertThatThrownBy(() -> Hash128.hashLongs(new long[8], 0, 8, h1, h2))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> Hash128.hashLongs(new long[8], 1, 8, h1, h1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> Hash128.hashLongs(new long[8], 0, -1, h1, h1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThat(h1).containsOnly(0L);
+    assertThat(h2).containsOnly(0L);
   }
 
   @Test

@@ -22,9 +22,9 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * Bloom filters for 10 M long keys at 1 %: Idem's blocked {@link BloomFilter} (keys hashed with
- * {@link Hash128#hashLong}), Guava's {@code BloomFilter<Long>} with {@code Funnels.longFunnel()},
- * and DataSketches' Bloom filter. Each implementation hashes the key itself, so every figure is a
- * whole operation as a caller sees it.
+ * {@link Hash128#hashLong}, a batch's with {@link Hash128#hashLongs}), Guava's {@code
+ * BloomFilter<Long>} with {@code Funnels.longFunnel()}, and DataSketches' Bloom filter. Each
+ * implementation hashes the key itself, so every figure is a whole operation as a caller sees it.
  *
  * <ul>
  *   <li>{@code add}: one invocation adds all 10 M keys to an empty filter (made before the

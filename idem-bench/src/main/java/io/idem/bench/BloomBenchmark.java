@@ -70,7 +70,10 @@ public class BloomBenchmark {
         return new IdemSubject(keys, absent, "auto", false);
       }
     },
-    /** The scalar lookup ({@code -Didem.bloom.probe=scalar}): what other commands and JVMs use. */
+    /**
+     * The scalar lookup ({@code -Didem.bloom.probe=scalar}), as JVMs without the vector module or
+     * AVX-512 run it; its batches are still hashed by {@code hashLongs}, with vectors in this fork.
+     */
     IDEM_SCALAR {
       @Override
       Subject subject(long[] keys, long[] absent) {

@@ -56,6 +56,13 @@ public class HashLongBenchmark {
         };
       }
     },
+    /** Idem's {@code hashLong}, in {@code hashLongBatch} too: one call a key, in a loop. */
+    IDEM_EACH {
+      @Override
+      LongHasher create() {
+        return IDEM.create();
+      }
+    },
     ZAH_XX128 {
       @Override
       LongHasher create() {

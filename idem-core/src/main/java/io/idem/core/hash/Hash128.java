@@ -35,7 +35,9 @@ public final class Hash128 {
 
   /**
    * Whether {@link #hashLongs} takes VectorHash: when the JVM has the module jdk.incubator.vector
-   * and a C2 that compiles 512-bit vectors (AVX-512). Both paths give the same hashes (tested).
+   * and a C2 that compiles 512-bit vectors (AVX-512). Both paths give the same hashes (tested). The
+   * module is the only switch ({@code -Didem.bloom.probe} is the Bloom lookup's): a JVM without C2
+   * (-Xint, C1 only) should not add it, as the vector API then runs in Java.
    */
   static final boolean VECTOR =
       ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && VectorHash.native512();
@@ -81,8 +83,14 @@ public final class Hash128 {
   public static void hashLongs(long[] values, int offset, int count, long[] h1, long[] h2) {
     Objects.checkFromIndexSize(offset, count, values.length);
     Objects.checkFromIndexSize(0, count, Math.min(h1.length, h2.length));
-    int i = VECTOR ? VectorHash.hashLongs(values, offset, count, h1, h2) : 0;
-    for (; i < count; i++) {
+    int done = VECTOR ? VectorHash.hashLongs(values, offset, count, h1, h2) : 0;
+    scalarHashLongs(values, offset, done, count, h1, h2);
+  }
+
+  /** hashLongs one key at a time, for keys {@code from} to {@code count}: the scalar path. */
+  static void scalarHashLongs(
+      long[] values, int offset, int from, int count, long[] h1, long[] h2) {
+    for (int i = from; i < count; i++) {
       long a = mixK1(values[offset + i]) ^ 8;
       long b = 8;
       a += b;

@@ -13,9 +13,8 @@ final class VectorHash {
   /*
    * Why: Murmur3 of one long is six 64-bit multiplies in a chain some twenty cycles long, so one
    * key at a time the core overlaps only two or three keys; eight lanes do the same multiplies for
-   * eight keys in one instruction each. A throwaway harness measured 0.7-0.9 ns a key here against
-   * 4.0-4.6 one at a time (BENCHMARKS.md, "Bloom filters"). Without C2 (-Xint, C1 only) the vector
-   * API runs in Java, many times slower.
+   * eight keys in one instruction each: BENCHMARKS.md ("Hashing") has it against one hashLong a
+   * key. Without C2 (-Xint, C1 only) the vector API runs in Java, many times slower.
    */
   private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
   static final int LANES = 8;

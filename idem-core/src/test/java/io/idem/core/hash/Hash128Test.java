@@ -92,6 +92,28 @@ class Hash128Test {
       assertThat(h2[i]).as("h2 of key %s", i).isEqualTo(one.h2());
     }
     assertThat(h1[1016]).isZero(); // the tail is the caller's
+    assertThat(h2[1016]).isZero();
+  }
+
+  @Test
+  void scalarHashLongs_equalsHashLong_fromAnyStart() {
+    // The scalar path in full, whether or not this CPU takes the vector one in hashLongs.
+    long[] values = new SplittableRandom(11).longs(40).toArray();
+    long[] h1 = new long[37];
+    long[] h2 = new long[37];
+
+    Hash128.scalarHashLongs(values, 3, 5, 37, h1, h2);
+
+    Hash128 one = new Hash128();
+    for (int i = 0; i < 37; i++) {
+      if (i < 5) {
+        assertThat(h1[i]).as("key %s is before from", i).isZero();
+        assertThat(h2[i]).isZero();
+      } else {
+        one.hashLong(values[3 + i]);
+        assertThat(new long[] {h1[i], h2[i]}).as("key %s", i).containsExactly(one.h1(), one.h2());
+      }
+    }
   }
 
   @Test
@@ -103,6 +125,10 @@ class Hash128Test {
     assertThatThrownBy(() -> Hash128.hashLongs(new long[8], 1, 8, h1, h1))
         .isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> Hash128.hashLongs(new long[8], 0, -1, h1, h1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> Hash128.hashLongs(new long[8], -1, 2, h1, h1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> Hash128.hashLongs(new long[8], Integer.MAX_VALUE, 2, h1, h1))
         .isInstanceOf(IndexOutOfBoundsException.class);
     assertThat(h1).containsOnly(0L);
     assertThat(h2).containsOnly(0L);

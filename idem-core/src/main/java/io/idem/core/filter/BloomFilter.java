@@ -9,6 +9,9 @@ import io.idem.core.hash.Hash128;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -21,9 +24,18 @@ public final class BloomFilter implements MembershipFilter {
    * Design: a blocked Bloom filter [Putze, Sanders, Singler 2007]. The item's h1 picks one
    * 512-bit block (a cache line's size) by multiply-high, so the block count is whatever sizing
    * asks for, never a power of two; h2 times k fixed odd constants gives the k bit positions
-   * inside the block, so each operation reads 64 adjacent bytes. Java aligns a long[] to 8 bytes
-   * behind a 16-byte header, so those bytes usually span two adjacent cache lines; blocks aligned
-   * to 64 bytes off the heap measured no faster (BENCHMARKS.md).
+   * inside the block, so each operation reads 64 adjacent bytes.
+   *
+   * Storage: a filter of at least OFF_HEAP_MIN_BYTES keeps its bits off the heap, in memory aligned
+   * to 64 bytes, so that each block is exactly one cache line. In a long[] the blocks start 16
+   * bytes into an object the JVM aligns to 8 (G1 puts a large array at a region's start), so
+   * nearly every block spans two lines and a lookup out of cache waits for two; batched lookups
+   * measured up to a third faster aligned when the host's memory was slow, and alike when it was
+   * quiet (BENCHMARKS.md). The memory is freed when the filter is collected, and counts against
+   * -XX:MaxDirectMemorySize, which defaults to the maximum heap. Smaller filters stay in a long[]:
+   * they mostly sit in cache, where alignment matters little, and an off-heap allocation costs a
+   * cleaner and a native allocation each, too much for the many 128-byte filters of a server's
+   * small keys.
    *
    * Sizing: a block's load is Poisson(n / blocks); the expected false-positive rate is the mean,
    * over that distribution, of a 512-bit Bloom filter's rate at that load. Sizing searches k and
@@ -41,7 +53,7 @@ public final class BloomFilter implements MembershipFilter {
   static final int WORDS_PER_BLOCK = BLOCK_BITS / 64;
   static final int MAX_HASHES = 32;
 
-  /** The most blocks a Java array of longs can hold: 16 GiB. */
+  /** The most blocks: the format's and {@link #wordCount}'s int limit, 16 GiB. */
   static final long MAX_BLOCKS = (Integer.MAX_VALUE - 8) / WORDS_PER_BLOCK;
 
   /** The system property that chooses the lookup: {@code auto} (the default) or {@code scalar}. */
@@ -58,7 +70,17 @@ public final class BloomFilter implements MembershipFilter {
   /** Odd constants: probe i's bit is the top 9 bits of h2 * PROBE[i]. Append-only. */
   private static final long[] PROBE = ProbeMultipliers.all();
 
-  private static final VarHandle WORDS = MethodHandles.arrayElementVarHandle(long[].class);
+  static final int BLOCK_BYTES = BLOCK_BITS / 8;
+
+  /** Filters of at least this many bytes keep their bits off the heap, aligned to blocks. */
+  static final long OFF_HEAP_MIN_BYTES = 1 << 20;
+
+  /** A word of the bit array: native byte order, as the vector lookup loads it. */
+  private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
+
+  /** Atomic access to a word: coordinates (segment, byte offset). */
+  private static final VarHandle WORDS = WORD.varHandle();
+
   private static final VarHandle LONG_BE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -66,10 +88,11 @@ public final class BloomFilter implements MembershipFilter {
   private final double errorRate;
   private final int hashes;
   private final int blocks;
-  private final long[] words;
+  private final MemorySegment words;
   private final LongAdder items = new LongAdder();
 
-  private BloomFilter(long capacity, double errorRate, int hashes, int blocks, long[] words) {
+  private BloomFilter(
+      long capacity, double errorRate, int hashes, int blocks, MemorySegment words) {
     this.capacity = capacity;
     this.errorRate = errorRate;
     this.hashes = hashes;
@@ -80,8 +103,7 @@ public final class BloomFilter implements MembershipFilter {
   /** A filter for {@code capacity} items at false-positive rate {@code errorRate} at capacity. */
   public static BloomFilter create(long capacity, double errorRate) {
     Sizing s = sizing(capacity, errorRate);
-    return new BloomFilter(
-        capacity, errorRate, s.hashes(), s.blocks(), new long[s.blocks() * WORDS_PER_BLOCK]);
+    return new BloomFilter(capacity, errorRate, s.hashes(), s.blocks(), allocate(s.blocks()));
   }
 
   /**
@@ -99,8 +121,7 @@ public final class BloomFilter implements MembershipFilter {
     checkArgument(
         blocks >= 1 && blocks <= MAX_BLOCKS, "blocks (%s) must be in [1, %s]", blocks, MAX_BLOCKS);
     checkArgument(items >= 0, "items (%s) must be >= 0", items);
-    BloomFilter f =
-        new BloomFilter(capacity, errorRate, hashes, blocks, new long[blocks * WORDS_PER_BLOCK]);
+    BloomFilter f = new BloomFilter(capacity, errorRate, hashes, blocks, allocate(blocks));
     f.items.add(items);
     return f;
   }
@@ -151,15 +172,15 @@ public final class BloomFilter implements MembershipFilter {
   /** Returns true if the item was certainly not present before this call. */
   @Override
   public boolean add(long h1, long h2) {
-    long[] w = words;
-    int base = blockBase(h1);
+    MemorySegment w = words;
+    long base = blockOffset(h1);
     boolean added = false;
     for (int i = 0; i < hashes; i++) {
       int bit = (int) ((h2 * PROBE[i]) >>> 55);
-      int index = base + (bit >>> 6);
+      long offset = base + (bit >>> 6) * 8L;
       long mask = 1L << bit;
-      if ((w[index] & mask) == 0) {
-        long before = (long) WORDS.getAndBitwiseOr(w, index, mask);
+      if ((w.get(WORD, offset) & mask) == 0) {
+        long before = (long) WORDS.getAndBitwiseOr(w, offset, mask);
         added |= (before & mask) == 0;
       }
     }
@@ -175,16 +196,16 @@ public final class BloomFilter implements MembershipFilter {
    * stores instead of one atomic read-modify-write per probe, each a full fence.
    */
   public boolean addExclusive(long h1, long h2) {
-    long[] w = words;
-    int base = blockBase(h1);
+    MemorySegment w = words;
+    long base = blockOffset(h1);
     boolean added = false;
     for (int i = 0; i < hashes; i++) {
       int bit = (int) ((h2 * PROBE[i]) >>> 55);
-      int index = base + (bit >>> 6);
-      long word = w[index];
+      long offset = base + (bit >>> 6) * 8L;
+      long word = w.get(WORD, offset);
       long set = word | (1L << bit);
       added |= set != word;
-      w[index] = set;
+      w.set(WORD, offset, set);
     }
     if (added) {
       items.increment();
@@ -195,7 +216,7 @@ public final class BloomFilter implements MembershipFilter {
   /** The lookup: the vector one where this JVM allows it ({@link #probeKind}), else scalar. */
   @Override
   public boolean mightContain(long h1, long h2) {
-    int base = blockBase(h1);
+    long base = blockOffset(h1);
     return VECTOR
         ? VectorProbe.mightContain(words, base, h2, hashes)
         : scalarMightContain(words, base, h2, hashes);
@@ -206,11 +227,11 @@ public final class BloomFilter implements MembershipFilter {
    * saves little, while the data-dependent branch it needs mispredicts on absent items and stops
    * the CPU from overlapping the cache misses of consecutive lookups.
    */
-  static boolean scalarMightContain(long[] w, int base, long h2, int hashes) {
+  static boolean scalarMightContain(MemorySegment w, long base, long h2, int hashes) {
     long missing = 0;
     for (int i = 0; i < hashes; i++) {
       int bit = (int) ((h2 * PROBE[i]) >>> 55);
-      missing |= ~w[base + (bit >>> 6)] & (1L << bit);
+      missing |= ~w.get(WORD, base + (bit >>> 6) * 8L) & (1L << bit);
     }
     return missing == 0;
   }
@@ -220,17 +241,16 @@ public final class BloomFilter implements MembershipFilter {
    * this is several times faster per item than one call at a time: a first pass reads the first
    * word of each item's block, and those loads, independent of each other and a few instructions
    * each, wait for memory together instead of one after another; the second pass then finds the
-   * blocks in cache. (Reading both ends of each block too, for a block that spans two lines,
-   * measured slower in quiet stretches of the host: BENCHMARKS.md.)
+   * blocks in cache: one line each, for a filter off the heap.
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
-    long[] w = words;
+    MemorySegment w = words;
     long fetched = 0;
     for (int start = 0; start < count; start += BATCH) {
       int end = Math.min(count, start + BATCH);
       for (int i = start; i < end; i++) {
-        fetched ^= w[blockBase(h1[i])];
+        fetched ^= w.get(WORD, blockOffset(h1[i]));
       }
       for (int i = start; i < end; i++) {
         out[i] = mightContain(h1[i], h2[i]);
@@ -273,8 +293,22 @@ public final class BloomFilter implements MembershipFilter {
     return VECTOR ? "vector512" : "scalar";
   }
 
-  private int blockBase(long h1) {
-    return (int) Math.unsignedMultiplyHigh(h1, blocks) * WORDS_PER_BLOCK;
+  /** The byte offset of h1's block: multiply-high maps h1 onto [0, blocks) evenly. */
+  private long blockOffset(long h1) {
+    return Math.unsignedMultiplyHigh(h1, blocks) * BLOCK_BYTES;
+  }
+
+  /** Zeroed words for {@code blocks} blocks: off the heap and block-aligned if large. */
+  private static MemorySegment allocate(int blocks) {
+    long bytes = (long) blocks * BLOCK_BYTES;
+    return bytes >= OFF_HEAP_MIN_BYTES
+        ? Arena.ofAuto().allocate(bytes, BLOCK_BYTES)
+        : MemorySegment.ofArray(new long[blocks * WORDS_PER_BLOCK]);
+  }
+
+  /** Whether the bits live off the heap with every block on a 64-byte boundary: for tests. */
+  boolean offHeapAligned() {
+    return words.isNative() && words.address() % BLOCK_BYTES == 0;
   }
 
   @Override
@@ -295,10 +329,10 @@ public final class BloomFilter implements MembershipFilter {
         hashes,
         other);
     BloomFilter b = (BloomFilter) other;
-    for (int i = 0; i < words.length; i++) {
-      long bits = b.words[i];
+    for (long offset = 0; offset < words.byteSize(); offset += 8) {
+      long bits = b.words.get(WORD, offset);
       if (bits != 0) {
-        WORDS.getAndBitwiseOr(words, i, bits);
+        WORDS.getAndBitwiseOr(words, offset, bits);
       }
     }
     items.add(b.itemCount());
@@ -329,7 +363,7 @@ public final class BloomFilter implements MembershipFilter {
 
   /** The bit array's length in 64-bit words, 8 per block. */
   public int wordCount() {
-    return words.length;
+    return blocks * WORDS_PER_BLOCK;
   }
 
   /**
@@ -337,10 +371,10 @@ public final class BloomFilter implements MembershipFilter {
    * each as 8 big-endian bytes: the order of the bit array in the format (see the table below).
    */
   public void copyWords(int from, int count, byte[] dst, int offset) {
-    Objects.checkFromIndexSize(from, count, words.length);
+    Objects.checkFromIndexSize(from, count, wordCount());
     Objects.checkFromIndexSize((long) offset, count * 8L, dst.length);
     for (int i = 0; i < count; i++) {
-      LONG_BE.set(dst, offset + 8 * i, words[from + i]);
+      LONG_BE.set(dst, offset + 8 * i, words.getAtIndex(WORD, from + i));
     }
   }
 
@@ -350,20 +384,21 @@ public final class BloomFilter implements MembershipFilter {
    * item count is unchanged.
    */
   public void orWords(int from, int count, byte[] src, int offset) {
-    Objects.checkFromIndexSize(from, count, words.length);
+    Objects.checkFromIndexSize(from, count, wordCount());
     Objects.checkFromIndexSize((long) offset, count * 8L, src.length);
-    long[] w = words;
+    MemorySegment w = words;
     for (int i = 0; i < count; i++) {
       long bits = (long) LONG_BE.get(src, offset + 8 * i);
-      if ((bits & ~w[from + i]) != 0) {
-        WORDS.getAndBitwiseOr(w, from + i, bits);
+      long at = (from + i) * 8L;
+      if ((bits & ~w.get(WORD, at)) != 0) {
+        WORDS.getAndBitwiseOr(w, at, bits);
       }
     }
   }
 
   @Override
   public long sizeInBytes() {
-    return (long) words.length * 8;
+    return words.byteSize();
   }
 
   @Override
@@ -422,7 +457,9 @@ public final class BloomFilter implements MembershipFilter {
     f.writeByte(hashes);
     f.writeInt(blocks);
     f.writeLong(itemCount());
-    f.writeLongs(words, 0, words.length);
+    for (long offset = 0; offset < words.byteSize(); offset += 8) {
+      f.writeLong(words.get(WORD, offset));
+    }
   }
 
   static BloomFilter readBody(FormatInput f) throws IOException {
@@ -446,7 +483,11 @@ public final class BloomFilter implements MembershipFilter {
     if (items < 0) {
       throw FormatInput.invalid("bloom items", items, "must be >= 0");
     }
-    long[] words = f.readLongs(blocks * WORDS_PER_BLOCK, "bloom bit array");
+    // Read into the heap first: readLongs grows its array only as the bytes arrive, so a header
+    // that lies about the blocks costs little; a large filter then moves off the heap.
+    long[] read = f.readLongs(blocks * WORDS_PER_BLOCK, "bloom bit array");
+    MemorySegment words = allocate((int) blocks);
+    MemorySegment.copy(read, 0, words, WORD, 0, read.length);
     BloomFilter filter = new BloomFilter(capacity, errorRate, hashes, (int) blocks, words);
     filter.items.add(items);
     return filter;

@@ -1,5 +1,7 @@
 package io.idem.core.filter;
 
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -38,10 +40,12 @@ final class VectorProbe {
    * The same answer as {@link BloomFilter#scalarMightContain}: for each probe i below {@code
    * hashes}, bit {@code (h2 * PROBE[i]) >>> 55} of the block must be set. The block's eight words
    * are permuted so that lane i holds the word probe i reads, then shifted so its bit is lowest.
-   * The clear lanes of every eight probes are ORed and tested once: no branch on the data.
+   * The clear lanes of every eight probes are ORed and tested once: no branch on the data. {@code
+   * offset} is the block's offset in bytes.
    */
-  static boolean mightContain(long[] words, int base, long h2, int hashes) {
-    LongVector block = LongVector.fromArray(SPECIES, words, base);
+  static boolean mightContain(MemorySegment words, long offset, long h2, int hashes) {
+    LongVector block =
+        LongVector.fromMemorySegment(SPECIES, words, offset, ByteOrder.nativeOrder());
     LongVector h = LongVector.broadcast(SPECIES, h2);
     VectorMask<Long> clear = SPECIES.maskAll(false);
     for (int first = 0; first < hashes; first += LANES) {

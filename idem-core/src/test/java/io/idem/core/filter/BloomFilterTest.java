@@ -65,8 +65,9 @@ class BloomFilterTest {
   @Test
   void add_concurrentThreads_neverFalseNegativeAndCountsNewItemsClosely() throws Exception {
     int threads = 4;
-    int perThread = 200_000;
+    int perThread = 250_000;
     BloomFilter f = BloomFilter.create(threads * perThread, 0.01);
+    assertThat(f.offHeapAligned()).isTrue(); // 1.2 MB: the atomic adds off the heap
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     CountDownLatch start = new CountDownLatch(1);
     List<Future<Long>> results = new ArrayList<>();
@@ -175,6 +176,61 @@ class BloomFilterTest {
     assertThatThrownBy(() -> BloomFilter.create(1L << 50, 0.01))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("needs more than");
+  }
+
+  @Test
+  void storage_fromOneMebibyte_isOffTheHeapAndBlockAligned() {
+    long mib = BloomFilter.OFF_HEAP_MIN_BYTES / BloomFilter.BLOCK_BYTES;
+    assertThat(BloomFilter.ofShape(10, 0.01, 7, (int) mib, 0).offHeapAligned()).isTrue();
+    assertThat(BloomFilter.ofShape(10, 0.01, 7, (int) mib - 1, 0).offHeapAligned()).isFalse();
+    assertThat(BloomFilter.create(100, 0.01).offHeapAligned()).isFalse();
+    assertThat(BloomFilter.create(1_000_000, 0.01).offHeapAligned()).isTrue();
+  }
+
+  /** The paths the other tests take on small filters, on one off the heap. */
+  @Test
+  void offHeapFilter_addsMergesCopiesAndReadsBackLikeOneOnTheHeap() throws Exception {
+    BloomFilter a = BloomFilter.create(1_000_000, 0.01);
+    BloomFilter b = BloomFilter.create(1_000_000, 0.01);
+    BloomFilter exclusive = BloomFilter.create(1_000_000, 0.01);
+    Items x = new Items(21);
+    Items y = new Items(22);
+    for (int i = 0; i < 300_000; i++) {
+      x.add(a, i);
+      y.add(b, i);
+      Hash128 h = x.item(i);
+      exclusive.addExclusive(h.h1(), h.h2());
+    }
+    assertThat(format(exclusive)).isEqualTo(format(a));
+
+    BloomFilter copy =
+        BloomFilter.ofShape(a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount());
+    byte[] words = new byte[a.wordCount() * 8];
+    a.copyWords(0, a.wordCount(), words, 0);
+    copy.orWords(0, a.wordCount(), words, 0);
+    assertThat(format(copy)).isEqualTo(format(a));
+
+    BloomFilter read =
+        BloomFilter.readFrom(new java.io.ByteArrayInputStream(format(a)), Long.MAX_VALUE);
+    assertThat(read.offHeapAligned()).isTrue();
+    assertThat(format(read)).isEqualTo(format(a));
+
+    a.mergeFrom(b);
+    long[] h1 = new long[64];
+    long[] h2 = new long[64];
+    boolean[] out = new boolean[64];
+    for (int i = 0; i < 300_000; i++) {
+      assertThat(x.mightContain(a, i)).isTrue();
+      assertThat(y.mightContain(a, i)).isTrue();
+      assertThat(x.mightContain(read, i)).isTrue();
+      Hash128 h = y.item(i);
+      h1[i % 64] = h.h1();
+      h2[i % 64] = h.h2();
+      if (i % 64 == 63) {
+        a.mightContainAll(h1, h2, 64, out);
+        assertThat(out).containsOnly(true);
+      }
+    }
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.idem.core.filter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -20,9 +22,11 @@ class VectorProbeTest {
   }
 
   @Test
-  void mightContain_randomBlocks_sameAnswerAsScalar_forEveryHashCount() {
+  void mightContain_randomBlocks_sameAnswerAsScalar_forEveryHashCount_onAndOffTheHeap() {
     SplittableRandom random = new SplittableRandom(2026);
     long[] words = new long[3 * BloomFilter.WORDS_PER_BLOCK];
+    MemorySegment onHeap = MemorySegment.ofArray(words); // a view: sees every write to words
+    MemorySegment offHeap = Arena.ofAuto().allocate(words.length * 8L, BloomFilter.BLOCK_BYTES);
     int[] answers = new int[2];
     for (int trial = 0; trial < 100_000; trial++) {
       int hashes = 1 + trial % BloomFilter.MAX_HASHES;
@@ -34,10 +38,19 @@ class VectorProbeTest {
         setProbedBits(words, base, h2, hashes); // an item that was added: must be found
       }
 
-      boolean scalar = BloomFilter.scalarMightContain(words, base, h2, hashes);
-      boolean vector = VectorProbe.mightContain(words, base, h2, hashes);
+      MemorySegment.copy(onHeap, 0, offHeap, 0, onHeap.byteSize());
+      long offset = base * 8L;
 
-      assertThat(vector).as("trial %s, k = %s", trial, hashes).isEqualTo(scalar);
+      boolean scalar = BloomFilter.scalarMightContain(onHeap, offset, h2, hashes);
+      assertThat(VectorProbe.mightContain(onHeap, offset, h2, hashes))
+          .as("trial %s, k = %s, on the heap", trial, hashes)
+          .isEqualTo(scalar);
+      assertThat(VectorProbe.mightContain(offHeap, offset, h2, hashes))
+          .as("trial %s, k = %s, off the heap", trial, hashes)
+          .isEqualTo(scalar);
+      assertThat(BloomFilter.scalarMightContain(offHeap, offset, h2, hashes))
+          .as("trial %s, k = %s, scalar off the heap", trial, hashes)
+          .isEqualTo(scalar);
       answers[scalar ? 1 : 0]++;
     }
     // Both answers are common, so a vector path stuck on either one would have failed above.
@@ -49,6 +62,7 @@ class VectorProbeTest {
   void mightContain_oneClearBit_isAbsent_whicheverProbeReadsIt() {
     SplittableRandom random = new SplittableRandom(7);
     long[] words = new long[BloomFilter.WORDS_PER_BLOCK];
+    MemorySegment block = MemorySegment.ofArray(words);
     long[] probe = ProbeMultipliers.all();
     for (int hashes = 1; hashes <= BloomFilter.MAX_HASHES; hashes++) {
       long h2 = random.nextLong();
@@ -57,12 +71,12 @@ class VectorProbeTest {
         int bit = (int) ((h2 * probe[clear]) >>> 55);
         words[bit >>> 6] &= ~(1L << bit);
 
-        assertThat(VectorProbe.mightContain(words, 0, h2, hashes))
+        assertThat(VectorProbe.mightContain(block, 0, h2, hashes))
             .as("k = %s, probe %s clear", hashes, clear)
             .isFalse();
       }
       Arrays.fill(words, -1L);
-      assertThat(VectorProbe.mightContain(words, 0, h2, hashes)).isTrue();
+      assertThat(VectorProbe.mightContain(block, 0, h2, hashes)).isTrue();
     }
   }
 

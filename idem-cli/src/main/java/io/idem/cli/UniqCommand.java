@@ -1,5 +1,6 @@
 package io.idem.cli;
 
+import io.idem.core.DirectMemory;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;
@@ -444,6 +445,7 @@ final class UniqCommand implements Callable<Integer> {
   private void printStats() {
     Runtime rt = Runtime.getRuntime();
     long heap = rt.totalMemory() - rt.freeMemory();
+    long direct = DirectMemory.used(); // the exact set, and Bloom layers from 1 MiB, live here
     long structure = seen.sizeInBytes();
     ScalableBloomFilter filter = bloom;
     String table =
@@ -454,6 +456,7 @@ final class UniqCommand implements Callable<Integer> {
             .row("mode", filter == null ? mode : mode + ", " + filter.layerCount() + " layers")
             .row("structure bytes", structure + " (" + Text.bytes(structure) + ")")
             .row("JVM heap used", heap + " (" + Text.bytes(heap) + ")")
+            .row("JVM direct used", direct + " (" + Text.bytes(direct) + ")")
             .render();
     err.print(table);
     err.flush();

@@ -18,6 +18,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -308,7 +310,24 @@ class UniqCommandTest {
         .containsPattern("duplicates dropped +3\n")
         .containsPattern("mode +exact up to 128-bit hash collisions\n")
         .containsPattern("structure bytes +\\d+ \\(")
-        .containsPattern("JVM heap used +\\d+ \\(");
+        .containsPattern("JVM heap used +\\d+ \\(")
+        .containsPattern("JVM direct used +\\d+ \\(");
+  }
+
+  @Test
+  void uniq_statsWithALargeBloomLayer_countItAsDirectMemory() {
+    // 1 M lines at 1 %: a first layer of 1.2 MB, off the heap (from 1 MiB).
+    Run run = Run.main("a\nb\na\n", "uniq", "--stats", "--error", "0.01", "--capacity", "1000000");
+
+    assertThat(run.exitCode()).isZero();
+    Matcher structure = Pattern.compile("structure bytes +(\\d+) ").matcher(run.err());
+    Matcher direct = Pattern.compile("JVM direct used +(\\d+) ").matcher(run.err());
+    assertThat(structure.find()).isTrue();
+    assertThat(direct.find()).isTrue();
+    assertThat(Long.parseLong(structure.group(1))).isGreaterThan(1L << 20);
+    // The whole JVM's direct memory: at least the layer, alive until the command returns.
+    assertThat(Long.parseLong(direct.group(1)))
+        .isGreaterThanOrEqualTo(Long.parseLong(structure.group(1)));
   }
 
   @Test

@@ -1,0 +1,211 @@
+package io.idem.bench;
+
+import io.idem.core.filter.BloomFilter;
+import io.idem.core.hash.Hash128;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * What the placement of a Bloom filter's blocks costs out of cache: the shipped filter (10 M items
+ * at 1 %, blocks on cache lines off the heap) against copies of its bits placed 0, 8 and 16 bytes
+ * past a cache line, the last two where a {@code long[]} puts them under ParallelGC and G1 (its
+ * elements start 16 bytes into an object aligned to 8; G1 puts a large array at a region's start).
+ * Every variant hashes 64 keys with {@code hashLongs} and looks them up in two passes, as {@code
+ * mightContainAll} does; the copies use a lookup written here, checked to give the filter's
+ * answers. Variants alternate in rounds of one second in one JVM, so a host that slows affects them
+ * alike. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomLayout}, or {@code java
+ * --add-modules jdk.incubator.vector -cp benchmarks.jar io.idem.bench.BloomLayout [rounds]}.
+ */
+public final class BloomLayout {
+  private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
+  private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
+  private static final int CALL = 64;
+  private static final int FIRST_PASS = 32; // BloomFilter's batch
+  private static final int PROBES = 1 << 20;
+
+  private final long[] keys;
+  private final long[] h1 = new long[CALL];
+  private final long[] h2 = new long[CALL];
+  private final boolean[] out = new boolean[CALL];
+  private final LongVector[] multipliers;
+  private final int blocks;
+  private final int hashes;
+  private long sink;
+
+  private BloomLayout(long[] keys, int blocks, int hashes) {
+    this.keys = keys;
+    this.blocks = blocks;
+    this.hashes = hashes;
+    long[] m = probeMultipliers();
+    multipliers = new LongVector[m.length / 8];
+    for (int i = 0; i < multipliers.length; i++) {
+      multipliers[i] = LongVector.fromArray(SPECIES, m, i * 8);
+    }
+  }
+
+  /** The format's probe multipliers: SplitMix64 from seed 0x1DE3, each forced odd. */
+  private static long[] probeMultipliers() {
+    long[] m = new long[32];
+    long state = 0x1DE3L;
+    for (int i = 0; i < m.length; i++) {
+      state += 0x9E3779B97F4A7C15L;
+      long z = state;
+      z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+      z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+      m[i] = (z ^ (z >>> 31)) | 1L;
+    }
+    return m;
+  }
+
+  /** Found keys among the 64 from {@code from}, with the shipped filter. */
+  private int shipped(BloomFilter filter, int from) {
+    Hash128.hashLongs(keys, from, CALL, h1, h2);
+    filter.mightContainAll(h1, h2, CALL, out);
+    return found();
+  }
+
+  /** The same with the lookup below, over {@code bits} whose block 0 starts at {@code shift}. */
+  private int copy(MemorySegment bits, long shift, int from) {
+    Hash128.hashLongs(keys, from, CALL, h1, h2);
+    long fetched = 0;
+    for (int start = 0; start < CALL; start += FIRST_PASS) {
+      for (int i = start; i < start + FIRST_PASS; i++) {
+        fetched ^= bits.get(WORD, shift + Math.unsignedMultiplyHigh(h1[i], blocks) * 64);
+      }
+      for (int i = start; i < start + FIRST_PASS; i++) {
+        long offset = shift + Math.unsignedMultiplyHigh(h1[i], blocks) * 64;
+        out[i] = mightContain(bits, offset, h2[i]);
+      }
+    }
+    sink ^= fetched;
+    return found();
+  }
+
+  private boolean mightContain(MemorySegment bits, long offset, long h2) {
+    LongVector block = LongVector.fromMemorySegment(SPECIES, bits, offset, ByteOrder.nativeOrder());
+    LongVector h = LongVector.broadcast(SPECIES, h2);
+    VectorMask<Long> clear = SPECIES.maskAll(false);
+    for (int first = 0; first < hashes; first += 8) {
+      LongVector bit = h.mul(multipliers[first / 8]).lanewise(VectorOperators.LSHR, 55);
+      LongVector word = bit.lanewise(VectorOperators.LSHR, 6).selectFrom(block);
+      clear =
+          clear.or(
+              word.lanewise(VectorOperators.LSHR, bit)
+                  .and(1L)
+                  .compare(VectorOperators.EQ, 0L, SPECIES.indexInRange(first, hashes)));
+    }
+    return !clear.anyTrue();
+  }
+
+  private int found() {
+    int n = 0;
+    for (boolean b : out) {
+      n += b ? 1 : 0;
+    }
+    return n;
+  }
+
+  private interface Variant {
+    int run(int from);
+  }
+
+  public static void main(String[] args) {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 12;
+    if (rounds < 2) {
+      throw new IllegalArgumentException("rounds (" + rounds + ") must be at least 2");
+    }
+    int n = BloomBenchmark.CAPACITY;
+    BloomFilter filter = BloomFilter.create(n, BloomBenchmark.ERROR_RATE);
+    long[] present = Keys.longs(Keys.PRESENT_SEED, n);
+    long[] h1s = new long[n];
+    long[] h2s = new long[n];
+    Hash128.hashLongs(present, 0, n, h1s, h2s);
+    for (int i = 0; i < n; i++) {
+      filter.add(h1s[i], h2s[i]);
+    }
+    // Half present, half absent, interleaved by a fixed shuffle.
+    long[] probes = new long[PROBES];
+    System.arraycopy(present, 0, probes, 0, PROBES / 2);
+    System.arraycopy(Keys.longs(Keys.ABSENT_SEED, PROBES / 2), 0, probes, PROBES / 2, PROBES / 2);
+    java.util.SplittableRandom random = new java.util.SplittableRandom(Keys.ABSENT_SEED);
+    for (int i = probes.length - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      long t = probes[i];
+      probes[i] = probes[j];
+      probes[j] = t;
+    }
+    BloomLayout b = new BloomLayout(probes, filter.blocks(), filter.hashes());
+
+    byte[] bytes = new byte[filter.wordCount() * 8];
+    filter.copyWords(0, filter.wordCount(), bytes, 0); // big-endian, the format's order
+    List<String> names = new ArrayList<>(List.of("shipped"));
+    List<Variant> variants = new ArrayList<>(List.of(from -> b.shipped(filter, from)));
+    for (int shift : new int[] {0, 8, 16}) {
+      MemorySegment bits = Arena.ofAuto().allocate(bytes.length + 64L, 64);
+      ByteBuffer words = ByteBuffer.wrap(bytes);
+      for (int i = 0; i < filter.wordCount(); i++) {
+        bits.set(WORD, shift + i * 8L, words.getLong());
+      }
+      names.add("line+" + shift);
+      variants.add(from -> b.copy(bits, shift, from));
+    }
+    long expected = -1;
+    for (int v = 0; v < variants.size(); v++) {
+      long total = 0;
+      for (int from = 0; from < PROBES; from += CALL) {
+        total += variants.get(v).run(from);
+      }
+      if (expected >= 0 && total != expected) {
+        throw new AssertionError(names.get(v) + " found " + total + ", shipped " + expected);
+      }
+      expected = total;
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%d blocks, %d hashes; %d probes, %d found by every variant; ns a key, batches of %d%n",
+        filter.blocks(),
+        filter.hashes(),
+        PROBES,
+        expected,
+        CALL);
+
+    double[][] ns = new double[variants.size()][rounds];
+    int from = 0;
+    long sink = 0;
+    for (int round = 0; round < rounds; round++) {
+      StringBuilder line = new StringBuilder("round " + (round + 1) + ":");
+      for (int v = 0; v < variants.size(); v++) {
+        long start = System.nanoTime();
+        long calls = 0;
+        while (System.nanoTime() - start < 1_000_000_000L) {
+          for (int c = 0; c < 256; c++, from = (from + CALL) & (PROBES - 1)) {
+            sink += variants.get(v).run(from);
+          }
+          calls += 256;
+        }
+        ns[v][round] = (System.nanoTime() - start) / (double) (calls * CALL);
+        line.append(String.format(Locale.ROOT, " %s %.1f", names.get(v), ns[v][round]));
+      }
+      System.out.println(line);
+    }
+    // Round 1 is warm-up: the compiler may still be at work.
+    StringBuilder summary = new StringBuilder("median of rounds 2-" + rounds + ":");
+    for (int v = 0; v < variants.size(); v++) {
+      double[] r = Arrays.copyOfRange(ns[v], 1, rounds);
+      Arrays.sort(r);
+      summary.append(String.format(Locale.ROOT, " %s %.1f", names.get(v), r[r.length / 2]));
+    }
+    System.out.println(summary + (sink + b.sink == 42 ? " " : ""));
+  }
+}

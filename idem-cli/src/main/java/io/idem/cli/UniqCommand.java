@@ -462,6 +462,11 @@ final class UniqCommand implements Callable<Integer> {
     err.flush();
   }
 
+  /**
+   * Stops with a clear error unless {@code bytes} fit in the heap left. A Bloom layer from 1 MiB
+   * lives off the heap, as direct memory, whose limit defaults to the heap's maximum: this check,
+   * made at start, stands for both, and raising -Xmx raises both.
+   */
   private void checkHeap(long bytes, String what) {
     Runtime rt = Runtime.getRuntime();
     long free = rt.maxMemory() - (rt.totalMemory() - rt.freeMemory());

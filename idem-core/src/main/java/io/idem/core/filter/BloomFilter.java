@@ -26,16 +26,14 @@ public final class BloomFilter implements MembershipFilter {
    * asks for, never a power of two; h2 times k fixed odd constants gives the k bit positions
    * inside the block, so each operation reads 64 adjacent bytes.
    *
-   * Storage: a filter of at least OFF_HEAP_MIN_BYTES keeps its bits off the heap, in memory aligned
-   * to 64 bytes, so that each block is exactly one cache line. In a long[] the blocks start 16
-   * bytes into an object the JVM aligns to 8 (G1 puts a large array at a region's start), so
-   * nearly every block spans two lines and a lookup out of cache waits for two; batched lookups
-   * measured up to a third faster aligned when the host's memory was slow, and alike when it was
-   * quiet (BENCHMARKS.md). The memory is freed when the filter is collected, and counts against
-   * -XX:MaxDirectMemorySize, which defaults to the maximum heap. Smaller filters stay in a long[]:
-   * they mostly sit in cache, where alignment matters little, and an off-heap allocation costs a
-   * cleaner and a native allocation each, too much for the many 128-byte filters of a server's
-   * small keys.
+   * Storage (Storage): by default a filter of at least OFF_HEAP_MIN_BYTES keeps its bits off the
+   * heap, in memory aligned to 64 bytes, so that each block is exactly one cache line. In a long[]
+   * the blocks start 16 bytes into an object the JVM aligns to 8 (G1 puts a large array at a
+   * region's start), so nearly every block spans two lines and a lookup out of cache waits for
+   * two; batched lookups measured up to a third faster aligned when the host's memory was slow,
+   * and alike when it was quiet (BENCHMARKS.md). Smaller filters stay in a long[]: they mostly sit
+   * in cache, where alignment matters little, and an off-heap allocation costs a cleaner and a
+   * native allocation each.
    *
    * Sizing: a block's load is Poisson(n / blocks); the expected false-positive rate is the mean,
    * over that distribution, of a 512-bit Bloom filter's rate at that load. Sizing searches k and
@@ -72,7 +70,7 @@ public final class BloomFilter implements MembershipFilter {
 
   static final int BLOCK_BYTES = BLOCK_BITS / 8;
 
-  /** Filters of at least this many bytes keep their bits off the heap, aligned to blocks. */
+  /** With {@link Storage#ALIGNED}, filters of at least this many bytes keep their bits off heap. */
   static final long OFF_HEAP_MIN_BYTES = 1 << 20;
 
   /** A word of the bit array: native byte order, as the vector lookup loads it. */
@@ -88,22 +86,53 @@ public final class BloomFilter implements MembershipFilter {
   private final double errorRate;
   private final int hashes;
   private final int blocks;
+  private final Storage storage;
   private final MemorySegment words;
   private final LongAdder items = new LongAdder();
 
   private BloomFilter(
-      long capacity, double errorRate, int hashes, int blocks, MemorySegment words) {
+      long capacity,
+      double errorRate,
+      int hashes,
+      int blocks,
+      Storage storage,
+      MemorySegment words) {
     this.capacity = capacity;
     this.errorRate = errorRate;
     this.hashes = hashes;
     this.blocks = blocks;
+    this.storage = storage;
     this.words = words;
   }
 
-  /** A filter for {@code capacity} items at false-positive rate {@code errorRate} at capacity. */
+  /** Where a filter keeps its bits. Both give the same answers and the same format. */
+  public enum Storage {
+    /**
+     * From 1 MiB, off the heap with each 64-byte block on a cache line: one line a lookup, the
+     * fastest out of cache. The memory is freed only when the filter is garbage-collected, and it
+     * counts against {@code -XX:MaxDirectMemorySize} (by default the maximum heap), not the heap.
+     * Smaller filters are as with HEAP.
+     */
+    ALIGNED,
+    /**
+     * A long[] on the heap: within -Xmx and freed with the rest of the heap, but nearly every block
+     * spans two cache lines. For a process that budgets its memory by the heap and drops many large
+     * filters (the server).
+     */
+    HEAP
+  }
+
+  /** A filter for {@code capacity} items at false-positive rate {@code errorRate}: ALIGNED. */
   public static BloomFilter create(long capacity, double errorRate) {
+    return create(capacity, errorRate, Storage.ALIGNED);
+  }
+
+  /** A filter for {@code capacity} items at false-positive rate {@code errorRate} at capacity. */
+  public static BloomFilter create(long capacity, double errorRate, Storage storage) {
+    Objects.requireNonNull(storage, "storage");
     Sizing s = sizing(capacity, errorRate);
-    return new BloomFilter(capacity, errorRate, s.hashes(), s.blocks(), allocate(s.blocks()));
+    return new BloomFilter(
+        capacity, errorRate, s.hashes(), s.blocks(), storage, allocate(s.blocks(), storage));
   }
 
   /**
@@ -112,7 +141,7 @@ public final class BloomFilter implements MembershipFilter {
    * those of the format; the caller decides whether the memory may be spent.
    */
   public static BloomFilter ofShape(
-      long capacity, double errorRate, int hashes, int blocks, long items) {
+      long capacity, double errorRate, int hashes, int blocks, long items, Storage storage) {
     checkArgument(
         capacity >= 1 && capacity <= 1L << 62, "capacity (%s) must be in [1, 2^62]", capacity);
     checkArgument(errorRate > 0 && errorRate < 1, "error rate (%s) must be in (0, 1)", errorRate);
@@ -121,7 +150,9 @@ public final class BloomFilter implements MembershipFilter {
     checkArgument(
         blocks >= 1 && blocks <= MAX_BLOCKS, "blocks (%s) must be in [1, %s]", blocks, MAX_BLOCKS);
     checkArgument(items >= 0, "items (%s) must be >= 0", items);
-    BloomFilter f = new BloomFilter(capacity, errorRate, hashes, blocks, allocate(blocks));
+    Objects.requireNonNull(storage, "storage");
+    BloomFilter f =
+        new BloomFilter(capacity, errorRate, hashes, blocks, storage, allocate(blocks, storage));
     f.items.add(items);
     return f;
   }
@@ -298,12 +329,19 @@ public final class BloomFilter implements MembershipFilter {
     return Math.unsignedMultiplyHigh(h1, blocks) * BLOCK_BYTES;
   }
 
-  /** Zeroed words for {@code blocks} blocks: off the heap and block-aligned if large. */
-  private static MemorySegment allocate(int blocks) {
+  /**
+   * Zeroed words for {@code blocks} blocks: off the heap and block-aligned if ALIGNED and large.
+   */
+  private static MemorySegment allocate(int blocks, Storage storage) {
     long bytes = (long) blocks * BLOCK_BYTES;
-    return bytes >= OFF_HEAP_MIN_BYTES
+    return storage == Storage.ALIGNED && bytes >= OFF_HEAP_MIN_BYTES
         ? Arena.ofAuto().allocate(bytes, BLOCK_BYTES)
         : MemorySegment.ofArray(new long[blocks * WORDS_PER_BLOCK]);
+  }
+
+  /** The storage this filter was made with (a small ALIGNED filter is on the heap all the same). */
+  public Storage storage() {
+    return storage;
   }
 
   /** Whether the bits live off the heap with every block on a 64-byte boundary: for tests. */
@@ -442,11 +480,17 @@ public final class BloomFilter implements MembershipFilter {
     f.finish();
   }
 
-  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes. */
+  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes: ALIGNED. */
   public static BloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
+    return readFrom(in, maxBytes, Storage.ALIGNED);
+  }
+
+  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes. */
+  public static BloomFilter readFrom(InputStream in, long maxBytes, Storage storage)
+      throws IOException {
     FormatInput f =
         FormatInput.begin(in, FormatFamily.BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID, maxBytes);
-    BloomFilter filter = readBody(f);
+    BloomFilter filter = readBody(f, storage);
     f.finish();
     return filter;
   }
@@ -462,7 +506,7 @@ public final class BloomFilter implements MembershipFilter {
     }
   }
 
-  static BloomFilter readBody(FormatInput f) throws IOException {
+  static BloomFilter readBody(FormatInput f, Storage storage) throws IOException {
     long capacity = f.readLong();
     if (capacity < 1 || capacity > 1L << 62) {
       throw FormatInput.invalid("bloom capacity", capacity, "must be in [1, 2^62]");
@@ -483,12 +527,17 @@ public final class BloomFilter implements MembershipFilter {
     if (items < 0) {
       throw FormatInput.invalid("bloom items", items, "must be >= 0");
     }
-    // Read into the heap first: readLongs grows its array only as the bytes arrive, so a header
-    // that lies about the blocks costs little; a large filter then moves off the heap.
+    // readLongs grows its array only as the bytes arrive, so a header that lies about the blocks
+    // costs little; a large ALIGNED filter is then copied off the heap (both exist for a moment).
     long[] read = f.readLongs(blocks * WORDS_PER_BLOCK, "bloom bit array");
-    MemorySegment words = allocate((int) blocks);
-    MemorySegment.copy(read, 0, words, WORD, 0, read.length);
-    BloomFilter filter = new BloomFilter(capacity, errorRate, hashes, (int) blocks, words);
+    MemorySegment words;
+    if (storage == Storage.HEAP || read.length * 8L < OFF_HEAP_MIN_BYTES) {
+      words = MemorySegment.ofArray(read);
+    } else {
+      words = allocate((int) blocks, storage);
+      MemorySegment.copy(read, 0, words, WORD, 0, read.length);
+    }
+    BloomFilter filter = new BloomFilter(capacity, errorRate, hashes, (int) blocks, storage, words);
     filter.items.add(items);
     return filter;
   }

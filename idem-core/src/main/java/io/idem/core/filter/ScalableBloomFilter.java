@@ -52,6 +52,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
   private final long initialCapacity;
   private final int expansion;
   private final boolean scaling;
+  private final BloomFilter.Storage storage;
   private final List<BloomFilter> layers;
 
   private ScalableBloomFilter(
@@ -59,11 +60,13 @@ public final class ScalableBloomFilter implements MembershipFilter {
       long initialCapacity,
       int expansion,
       boolean scaling,
+      BloomFilter.Storage storage,
       List<BloomFilter> layers) {
     this.errorRate = errorRate;
     this.initialCapacity = initialCapacity;
     this.expansion = expansion;
     this.scaling = scaling;
+    this.storage = storage;
     this.layers = layers;
   }
 
@@ -72,8 +75,14 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return create(DEFAULT_CAPACITY, DEFAULT_ERROR_RATE, DEFAULT_EXPANSION);
   }
 
-  /** A filter that grows by {@code expansion} times each time its newest layer fills. */
+  /** A filter that grows by {@code expansion} times each time its newest layer fills: ALIGNED. */
   public static ScalableBloomFilter create(long capacity, double errorRate, int expansion) {
+    return create(capacity, errorRate, expansion, BloomFilter.Storage.ALIGNED);
+  }
+
+  /** As {@link #create(long, double, int)}, with its layers kept as {@code storage} says. */
+  public static ScalableBloomFilter create(
+      long capacity, double errorRate, int expansion, BloomFilter.Storage storage) {
     checkArgument(
         expansion >= 1 && expansion <= MAX_EXPANSION,
         "expansion (%s) must be in [1, %s]",
@@ -81,20 +90,27 @@ public final class ScalableBloomFilter implements MembershipFilter {
         MAX_EXPANSION);
     BloomFilter.Sizing first = layerSizing(capacity, errorRate, expansion, true, 0);
     List<BloomFilter> layers = new ArrayList<>();
-    layers.add(BloomFilter.create(first.capacity(), first.errorRate()));
-    return new ScalableBloomFilter(errorRate, capacity, expansion, true, layers);
+    layers.add(BloomFilter.create(first.capacity(), first.errorRate(), storage));
+    return new ScalableBloomFilter(errorRate, capacity, expansion, true, storage, layers);
   }
 
-  /** A single layer at {@code errorRate}; adding a new item past its capacity throws. */
+  /** A single layer at {@code errorRate}; adding a new item past its capacity throws. ALIGNED. */
   public static ScalableBloomFilter createNonScaling(long capacity, double errorRate) {
+    return createNonScaling(capacity, errorRate, BloomFilter.Storage.ALIGNED);
+  }
+
+  /** As {@link #createNonScaling(long, double)}, kept as {@code storage} says. */
+  public static ScalableBloomFilter createNonScaling(
+      long capacity, double errorRate, BloomFilter.Storage storage) {
     List<BloomFilter> layers = new ArrayList<>();
-    layers.add(BloomFilter.create(capacity, errorRate));
-    return new ScalableBloomFilter(errorRate, capacity, 0, false, layers);
+    layers.add(BloomFilter.create(capacity, errorRate, storage));
+    return new ScalableBloomFilter(errorRate, capacity, 0, false, storage, layers);
   }
 
   /**
    * A filter of the given layers, oldest first, as a loader rebuilds one from a dump. {@code
-   * expansion} 0 means non-scaling, which has exactly one layer.
+   * expansion} 0 means non-scaling, which has exactly one layer. New layers take the first one's
+   * storage.
    */
   public static ScalableBloomFilter ofLayers(
       double errorRate, long initialCapacity, int expansion, List<BloomFilter> layers) {
@@ -118,7 +134,12 @@ public final class ScalableBloomFilter implements MembershipFilter {
         "a non-scaling filter has one layer, not %s",
         layers.size());
     return new ScalableBloomFilter(
-        errorRate, initialCapacity, expansion, expansion != 0, new ArrayList<>(layers));
+        errorRate,
+        initialCapacity,
+        expansion,
+        expansion != 0,
+        layers.get(0).storage(),
+        new ArrayList<>(layers));
   }
 
   /** The capacity and rate of layer {@code i} (0-based) of a filter so configured. */
@@ -184,7 +205,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
     } catch (IllegalArgumentException e) {
       throw new FilterFullException("cannot add layer " + layers.size() + ": " + e.getMessage());
     }
-    BloomFilter layer = BloomFilter.create(s.capacity(), s.errorRate());
+    BloomFilter layer = BloomFilter.create(s.capacity(), s.errorRate(), storage);
     layers.add(layer);
     return layer;
   }
@@ -314,8 +335,14 @@ public final class ScalableBloomFilter implements MembershipFilter {
     f.finish();
   }
 
-  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes. */
+  /** Reads a filter written by {@link #writeTo}, of at most {@code maxBytes} bytes: ALIGNED. */
   public static ScalableBloomFilter readFrom(InputStream in, long maxBytes) throws IOException {
+    return readFrom(in, maxBytes, BloomFilter.Storage.ALIGNED);
+  }
+
+  /** As {@link #readFrom(InputStream, long)}, its layers kept as {@code storage} says. */
+  public static ScalableBloomFilter readFrom(
+      InputStream in, long maxBytes, BloomFilter.Storage storage) throws IOException {
     FormatInput f =
         FormatInput.begin(
             in, FormatFamily.SCALABLE_BLOOM, FORMAT_VERSION, Hash128.FUNCTION_ID, maxBytes);
@@ -340,10 +367,11 @@ public final class ScalableBloomFilter implements MembershipFilter {
     }
     List<BloomFilter> layers = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      layers.add(BloomFilter.readBody(f));
+      layers.add(BloomFilter.readBody(f, storage));
     }
     f.finish();
-    return new ScalableBloomFilter(errorRate, initialCapacity, expansion, expansion != 0, layers);
+    return new ScalableBloomFilter(
+        errorRate, initialCapacity, expansion, expansion != 0, storage, layers);
   }
 
   @Override

@@ -17,6 +17,7 @@ import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class BloomFilterTest {
 
@@ -62,12 +63,15 @@ class BloomFilterTest {
     assertThat(wb).isEqualTo(wa);
   }
 
-  @Test
-  void add_concurrentThreads_neverFalseNegativeAndCountsNewItemsClosely() throws Exception {
+  @ParameterizedTest
+  @EnumSource(BloomFilter.Storage.class)
+  void add_concurrentThreads_neverFalseNegativeAndCountsNewItemsClosely(BloomFilter.Storage storage)
+      throws Exception {
     int threads = 4;
     int perThread = 250_000;
-    BloomFilter f = BloomFilter.create(threads * perThread, 0.01);
-    assertThat(f.offHeapAligned()).isTrue(); // 1.2 MB: the atomic adds off the heap
+    BloomFilter f = BloomFilter.create(threads * perThread, 0.01, storage);
+    // 1.2 MB: the atomic adds on the heap with HEAP, off it with ALIGNED.
+    assertThat(f.offHeapAligned()).isEqualTo(storage == BloomFilter.Storage.ALIGNED);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     CountDownLatch start = new CountDownLatch(1);
     List<Future<Long>> results = new ArrayList<>();
@@ -179,10 +183,35 @@ class BloomFilterTest {
   }
 
   @Test
+  void storage_heap_staysOnTheHeap_whenMadeAndWhenRead() throws Exception {
+    BloomFilter f = BloomFilter.create(1_000_000, 0.01, BloomFilter.Storage.HEAP);
+    new Items(5).add(f, 1);
+    assertThat(f.offHeapAligned()).isFalse();
+    assertThat(f.storage()).isEqualTo(BloomFilter.Storage.HEAP);
+    byte[] bytes = format(f);
+    BloomFilter heap =
+        BloomFilter.readFrom(
+            new java.io.ByteArrayInputStream(bytes), Long.MAX_VALUE, BloomFilter.Storage.HEAP);
+    BloomFilter aligned =
+        BloomFilter.readFrom(new java.io.ByteArrayInputStream(bytes), Long.MAX_VALUE);
+    assertThat(heap.offHeapAligned()).isFalse();
+    assertThat(aligned.offHeapAligned()).isTrue();
+    assertThat(format(heap)).isEqualTo(bytes);
+    assertThat(format(aligned)).isEqualTo(bytes);
+    assertThat(new Items(5).mightContain(heap, 1)).isTrue();
+  }
+
+  @Test
   void storage_fromOneMebibyte_isOffTheHeapAndBlockAligned() {
     long mib = BloomFilter.OFF_HEAP_MIN_BYTES / BloomFilter.BLOCK_BYTES;
-    assertThat(BloomFilter.ofShape(10, 0.01, 7, (int) mib, 0).offHeapAligned()).isTrue();
-    assertThat(BloomFilter.ofShape(10, 0.01, 7, (int) mib - 1, 0).offHeapAligned()).isFalse();
+    assertThat(
+            BloomFilter.ofShape(10, 0.01, 7, (int) mib, 0, BloomFilter.Storage.ALIGNED)
+                .offHeapAligned())
+        .isTrue();
+    assertThat(
+            BloomFilter.ofShape(10, 0.01, 7, (int) mib - 1, 0, BloomFilter.Storage.ALIGNED)
+                .offHeapAligned())
+        .isFalse();
     assertThat(BloomFilter.create(100, 0.01).offHeapAligned()).isFalse();
     assertThat(BloomFilter.create(1_000_000, 0.01).offHeapAligned()).isTrue();
   }
@@ -204,7 +233,8 @@ class BloomFilterTest {
     assertThat(format(exclusive)).isEqualTo(format(a));
 
     BloomFilter copy =
-        BloomFilter.ofShape(a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount());
+        BloomFilter.ofShape(
+            a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount(), BloomFilter.Storage.ALIGNED);
     byte[] words = new byte[a.wordCount() * 8];
     a.copyWords(0, a.wordCount(), words, 0);
     copy.orWords(0, a.wordCount(), words, 0);
@@ -240,7 +270,9 @@ class BloomFilterTest {
     for (int i = 0; i < 3000; i++) {
       items.add(a, i);
     }
-    BloomFilter b = BloomFilter.ofShape(a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount());
+    BloomFilter b =
+        BloomFilter.ofShape(
+            a.capacity(), 0.01, a.hashes(), a.blocks(), a.itemCount(), BloomFilter.Storage.ALIGNED);
     assertThat(b.wordCount()).isEqualTo(a.blocks() * 8);
     // In two uneven pieces, at offsets into the byte array, as a chunked loader does.
     int half = 37;
@@ -289,15 +321,15 @@ class BloomFilterTest {
 
   @Test
   void ofShape_badArguments_namesTheValue() {
-    assertThatThrownBy(() -> BloomFilter.ofShape(0, 0.01, 7, 1, 0))
+    assertThatThrownBy(() -> BloomFilter.ofShape(0, 0.01, 7, 1, 0, BloomFilter.Storage.ALIGNED))
         .hasMessage("capacity (0) must be in [1, 2^62]");
-    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0, 7, 1, 0))
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0, 7, 1, 0, BloomFilter.Storage.ALIGNED))
         .hasMessage("error rate (0.0) must be in (0, 1)");
-    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 33, 1, 0))
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 33, 1, 0, BloomFilter.Storage.ALIGNED))
         .hasMessage("hashes (33) must be in [1, 32]");
-    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 0, 0))
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 0, 0, BloomFilter.Storage.ALIGNED))
         .hasMessage("blocks (0) must be in [1, 268435454]");
-    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 1, -1))
+    assertThatThrownBy(() -> BloomFilter.ofShape(10, 0.01, 7, 1, -1, BloomFilter.Storage.ALIGNED))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("items (-1) must be >= 0");
   }

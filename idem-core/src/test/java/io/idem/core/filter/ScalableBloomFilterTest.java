@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.core.hash.Hash128;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class ScalableBloomFilterTest {
 
@@ -20,6 +25,38 @@ class ScalableBloomFilterTest {
     assertThat(f.layerCount()).isEqualTo(1);
     // The first layer is already tightened, so the compound rate stays below the configured one.
     assertThat(f.layer(0).configuredErrorRate()).isEqualTo(0.005);
+  }
+
+  @ParameterizedTest
+  @EnumSource(BloomFilter.Storage.class)
+  void storage_isEveryLayers_whenGrown_read_loaded_andNonScaling(BloomFilter.Storage storage)
+      throws Exception {
+    ScalableBloomFilter grown = ScalableBloomFilter.create(100, 0.01, 2, storage);
+    Items items = new Items(3);
+    for (int i = 0; i < 1500; i++) {
+      items.add(grown, i);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    grown.writeTo(out);
+    ScalableBloomFilter read =
+        ScalableBloomFilter.readFrom(
+            new ByteArrayInputStream(out.toByteArray()), Long.MAX_VALUE, storage);
+    ScalableBloomFilter loaded =
+        ScalableBloomFilter.ofLayers(
+            0.01, 100, 2, List.of(BloomFilter.ofShape(100, 0.005, 7, 2, 0, storage)));
+    for (int i = 0; i < 300; i++) {
+      items.add(loaded, i); // past the loaded layer's capacity: new layers
+    }
+    assertThat(grown.layerCount()).isEqualTo(4);
+    assertThat(read.layerCount()).isEqualTo(4);
+    assertThat(loaded.layerCount()).isGreaterThan(1);
+    for (ScalableBloomFilter f : List.of(grown, read, loaded)) {
+      for (int i = 0; i < f.layerCount(); i++) {
+        assertThat(f.layer(i).storage()).as("layer %s of %s", i, f).isEqualTo(storage);
+      }
+    }
+    assertThat(ScalableBloomFilter.createNonScaling(100, 0.01, storage).layer(0).storage())
+        .isEqualTo(storage);
   }
 
   @Test
@@ -179,7 +216,12 @@ class ScalableBloomFilterTest {
       BloomFilter l = f.layer(i);
       BloomFilter copy =
           BloomFilter.ofShape(
-              l.capacity(), l.configuredErrorRate(), l.hashes(), l.blocks(), l.itemCount());
+              l.capacity(),
+              l.configuredErrorRate(),
+              l.hashes(),
+              l.blocks(),
+              l.itemCount(),
+              BloomFilter.Storage.ALIGNED);
       byte[] words = new byte[l.wordCount() * 8];
       l.copyWords(0, l.wordCount(), words, 0);
       copy.orWords(0, copy.wordCount(), words, 0);

@@ -609,8 +609,7 @@ public final class Engine implements AutoCloseable {
 
   /**
    * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
-   * the heap's size, which is also the default limit of the direct memory that Bloom filters from 1
-   * MiB use. Allocating may still fail when either is full of live data; callers catch that.
+   * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
    */
   public boolean memoryFits(long bytes) {
     long max = maxMemory();

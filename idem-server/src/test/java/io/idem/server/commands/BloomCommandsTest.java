@@ -3,10 +3,12 @@ package io.idem.server.commands;
 import static io.idem.server.commands.Harness.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.CommandSpec;
 import io.idem.server.command.CommandSpec.Flag;
+import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.engine.ValueCodec;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,6 +26,15 @@ class BloomCommandsTest {
   private final Harness h = new Harness();
 
   // ---- BF.RESERVE
+
+  @Test
+  void reserve_largeFilter_keepsItsBitsOnTheHeap() {
+    // 1 M items at 1 %: 1.2 MB, which a filter made with the library's default would keep off it.
+    assertThat(h.show("BF.RESERVE", "k", "0.01", "1000000")).isEqualTo("OK");
+    ScalableBloomFilter f = h.engine.read(bytes("k"), e -> e.valueAs(BloomCodec.INSTANCE));
+    assertThat(f.layer(0).storage()).isEqualTo(BloomFilter.Storage.HEAP);
+    assertThat(f.layer(0).sizeInBytes()).isGreaterThan(1L << 20);
+  }
 
   @Test
   void reserve_freeKey_createsAnEmptyFilter() {

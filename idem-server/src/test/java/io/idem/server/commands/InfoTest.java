@@ -7,8 +7,6 @@ import io.idem.core.filter.BloomFilter;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class InfoTest {
@@ -105,18 +103,6 @@ class InfoTest {
         .contains("\r\nmaxmemory_policy:noeviction\r\n")
         .containsPattern("\r\nused_memory_human:\\d+B\r\n")
         .containsPattern("\r\njvm_heap_used_human:\\d+\\.\\d\\d[KMG]\r\n");
-  }
-
-  @Test
-  void memory_countsALargeBloomFilterAsDirectMemory() {
-    // 1,000,000 items at 1 %: 1.2 MB, over the 1 MiB from which the bits live off the heap.
-    assertThat(h.show("BF.RESERVE", "big", "0.01", "1000000")).isEqualTo("OK");
-    long bytes = Long.parseLong(h.show("BF.INFO", "big", "SIZE").replaceAll("\\D", ""));
-    assertThat(bytes).isGreaterThan(1L << 20);
-    Matcher direct = Pattern.compile("\r\njvm_direct_used:(\\d+)\r\n").matcher(info("memory"));
-    assertThat(direct.find()).isTrue();
-    // The whole JVM's count, other direct memory too: at least this filter, alive under "big".
-    assertThat(Long.parseLong(direct.group(1))).isGreaterThanOrEqualTo(bytes);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.format.FormatFamily;
@@ -25,6 +26,13 @@ import java.util.Arrays;
  * Op ids are append-only. Adds that found the item present changed nothing and are not logged.
  */
 public final class BloomCodec implements ValueCodec<ScalableBloomFilter> {
+  /**
+   * The server keeps Bloom bits on the heap. Its memory is budgeted by the heap (maxmemory,
+   * memoryFits), and it drops large filters (DEL, retired dedup slices) whose off-heap memory would
+   * wait for an old-generation collection; the line a block may straddle costs a few nanoseconds
+   * against a command's microseconds.
+   */
+  public static final BloomFilter.Storage STORAGE = BloomFilter.Storage.HEAP;
 
   public static final BloomCodec INSTANCE = new BloomCodec();
 
@@ -108,7 +116,7 @@ public final class BloomCodec implements ValueCodec<ScalableBloomFilter> {
 
   @Override
   public ScalableBloomFilter read(InputStream in, long maxBytes) throws IOException {
-    return ScalableBloomFilter.readFrom(in, maxBytes);
+    return ScalableBloomFilter.readFrom(in, maxBytes, STORAGE);
   }
 
   /** The bit arrays, plus the objects that hold them. */

@@ -174,7 +174,8 @@ final class BloomDump {
     List<BloomFilter> layers = new ArrayList<>(h.layers().size());
     for (Layer l : h.layers()) {
       layers.add(
-          BloomFilter.ofShape(l.capacity(), l.errorRate(), l.hashes(), l.blocks(), l.items()));
+          BloomFilter.ofShape(
+              l.capacity(), l.errorRate(), l.hashes(), l.blocks(), l.items(), BloomCodec.STORAGE));
     }
     return ScalableBloomFilter.ofLayers(h.errorRate(), h.initialCapacity(), h.expansion(), layers);
   }

@@ -62,8 +62,10 @@ final class Blooms {
     try {
       f =
           p.scaling()
-              ? ScalableBloomFilter.create(p.capacity(), p.errorRate(), p.expansion())
-              : ScalableBloomFilter.createNonScaling(p.capacity(), p.errorRate());
+              ? ScalableBloomFilter.create(
+                  p.capacity(), p.errorRate(), p.expansion(), BloomCodec.STORAGE)
+              : ScalableBloomFilter.createNonScaling(
+                  p.capacity(), p.errorRate(), BloomCodec.STORAGE);
     } catch (OutOfMemoryError e) {
       // One large array failed: nothing else was touched, and the heap is as it was.
       throw new CommandException(BloomErrors.NO_MEMORY);

@@ -3,6 +3,7 @@ package io.idem.server.commands.dedup;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.MembershipFilter;
 import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.engine.Engine;
@@ -256,7 +257,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
       }
       MembershipFilter f =
           switch (kind) {
-            case BLOOM -> ScalableBloomFilter.readFrom(in, budget);
+            case BLOOM -> ScalableBloomFilter.readFrom(in, budget, BloomCodec.STORAGE);
             case CUCKOO -> CuckooFilter.readFrom(in, budget);
             default -> null;
           };

@@ -6,6 +6,7 @@ import io.idem.core.filter.MembershipFilter;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.CommandException;
+import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.engine.KeyTx;
 import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
@@ -660,7 +661,10 @@ public final class DedupTable {
     }
     return new Slice(
         ScalableBloomFilter.create(
-            sliceCapacity(params), sliceErrorRate(params), ScalableBloomFilter.DEFAULT_EXPANSION));
+            sliceCapacity(params),
+            sliceErrorRate(params),
+            ScalableBloomFilter.DEFAULT_EXPANSION,
+            BloomCodec.STORAGE));
   }
 
   /** Expected claims per slice: the window's capacity spread over its slices. */

@@ -1,6 +1,5 @@
 package io.idem.server.commands.generic;
 
-import io.idem.core.DirectMemory;
 import io.idem.core.filter.BloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.ServerContext;
@@ -140,10 +139,6 @@ public final class Info {
     field(b, "jvm_heap_used_human", human(heapUsed));
     field(b, "jvm_heap_max", rt.maxMemory());
     field(b, "jvm_heap_max_human", human(rt.maxMemory()));
-    // Bloom filters from 1 MiB keep their bits off the heap: the JVM counts them as direct memory.
-    long direct = DirectMemory.used();
-    field(b, "jvm_direct_used", direct);
-    field(b, "jvm_direct_used_human", human(direct));
     long system = totalSystemMemory();
     if (system > 0) {
       field(b, "total_system_memory", system);

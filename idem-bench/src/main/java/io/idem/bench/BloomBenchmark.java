@@ -57,7 +57,7 @@ public class BloomBenchmark {
     IDEM {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent, "auto", true);
+        return new IdemSubject(keys, absent, "auto", true, BloomFilter.Storage.ALIGNED);
       }
     },
     /**
@@ -67,7 +67,17 @@ public class BloomBenchmark {
     IDEM_HASH_EACH {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent, "auto", false);
+        return new IdemSubject(keys, absent, "auto", false, BloomFilter.Storage.ALIGNED);
+      }
+    },
+    /**
+     * As {@link #IDEM}, with the bits in a long[] ({@code Storage.HEAP}, as the server keeps them):
+     * its blocks mostly span two cache lines, where IDEM's sit on one.
+     */
+    IDEM_HEAP {
+      @Override
+      Subject subject(long[] keys, long[] absent) {
+        return new IdemSubject(keys, absent, "auto", true, BloomFilter.Storage.HEAP);
       }
     },
     /**
@@ -77,7 +87,7 @@ public class BloomBenchmark {
     IDEM_SCALAR {
       @Override
       Subject subject(long[] keys, long[] absent) {
-        return new IdemSubject(keys, absent, "scalar", true);
+        return new IdemSubject(keys, absent, "scalar", true, BloomFilter.Storage.ALIGNED);
       }
     },
     GUAVA {
@@ -155,6 +165,7 @@ public class BloomBenchmark {
     private final long[] absent;
     private final Hash128 hash = new Hash128();
     private final boolean hashLongs;
+    private final BloomFilter.Storage storage;
     private BloomFilter filter;
 
     /**
@@ -163,13 +174,15 @@ public class BloomBenchmark {
      * gets what this JVM and CPU allow (the vector lookup needs AVX-512). With {@code hashLongs},
      * batches hash their keys with {@link Hash128#hashLongs}, else one {@code hashLong} a key.
      */
-    IdemSubject(long[] keys, long[] absent, String probe, boolean hashLongs) {
+    IdemSubject(
+        long[] keys, long[] absent, String probe, boolean hashLongs, BloomFilter.Storage storage) {
       super(keys, absent);
       this.keys = keys;
       this.absent = absent;
       this.hashLongs = hashLongs;
+      this.storage = storage;
       System.setProperty("idem.bloom.probe", probe);
-      this.filter = BloomFilter.create(CAPACITY, ERROR_RATE);
+      this.filter = BloomFilter.create(CAPACITY, ERROR_RATE, storage);
       String kind = BloomFilter.probeKind();
       if (probe.equals("scalar") && !kind.equals("scalar")) {
         throw new IllegalStateException(
@@ -181,7 +194,7 @@ public class BloomBenchmark {
 
     @Override
     void reset() {
-      filter = BloomFilter.create(CAPACITY, ERROR_RATE);
+      filter = BloomFilter.create(CAPACITY, ERROR_RATE, storage);
     }
 
     @Override

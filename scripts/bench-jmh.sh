@@ -80,7 +80,7 @@ for c in "${classes[@]}"; do
   if [ "$c" = BloomLayout ]; then
     echo "bench-jmh: BloomLayout -> $out/bloom-layout.txt" >&2
     "$java" -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp "$jar" io.idem.bench.BloomLayout \
-      2>&1 | grep -v 'incubator' | tee "$out/bloom-layout.txt"
+      2>&1 | grep -v '^WARNING: Using incubator' | tee "$out/bloom-layout.txt"
     continue
   fi
   echo "bench-jmh: $c -> $out/$c.json" >&2

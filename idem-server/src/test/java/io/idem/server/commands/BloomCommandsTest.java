@@ -37,6 +37,18 @@ class BloomCommandsTest {
   }
 
   @Test
+  void codecRead_largeFilterWrittenAligned_comesBackOnTheHeap() throws Exception {
+    // As a snapshot load reads one: the library's default (ALIGNED) on the way in, HEAP out.
+    ScalableBloomFilter aligned = ScalableBloomFilter.create(1_000_000, 0.01, 2);
+    assertThat(aligned.layer(0).storage()).isEqualTo(BloomFilter.Storage.ALIGNED);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    aligned.writeTo(out);
+    ScalableBloomFilter read =
+        BloomCodec.INSTANCE.read(new java.io.ByteArrayInputStream(out.toByteArray()), 1L << 30);
+    assertThat(read.layer(0).storage()).isEqualTo(BloomFilter.Storage.HEAP);
+  }
+
+  @Test
   void reserve_freeKey_createsAnEmptyFilter() {
     assertThat(h.show("BF.RESERVE", "k", "0.001", "1000")).isEqualTo("OK");
     assertThat(h.show("BF.INFO", "k"))

@@ -334,9 +334,13 @@ public final class BloomFilter implements MembershipFilter {
    */
   private static MemorySegment allocate(int blocks, Storage storage) {
     long bytes = (long) blocks * BLOCK_BYTES;
-    return storage == Storage.ALIGNED && bytes >= OFF_HEAP_MIN_BYTES
+    return offHeap(bytes, storage)
         ? Arena.ofAuto().allocate(bytes, BLOCK_BYTES)
         : MemorySegment.ofArray(new long[blocks * WORDS_PER_BLOCK]);
+  }
+
+  private static boolean offHeap(long bytes, Storage storage) {
+    return storage == Storage.ALIGNED && bytes >= OFF_HEAP_MIN_BYTES;
   }
 
   /** The storage this filter was made with (a small ALIGNED filter is on the heap all the same). */
@@ -530,13 +534,11 @@ public final class BloomFilter implements MembershipFilter {
     // readLongs grows its array only as the bytes arrive, so a header that lies about the blocks
     // costs little; a large ALIGNED filter is then copied off the heap (both exist for a moment).
     long[] read = f.readLongs(blocks * WORDS_PER_BLOCK, "bloom bit array");
-    MemorySegment words;
-    if (storage == Storage.HEAP || read.length * 8L < OFF_HEAP_MIN_BYTES) {
-      words = MemorySegment.ofArray(read);
-    } else {
-      words = allocate((int) blocks, storage);
-      MemorySegment.copy(read, 0, words, WORD, 0, read.length);
-    }
+    MemorySegment onHeap = MemorySegment.ofArray(read);
+    MemorySegment words =
+        offHeap(onHeap.byteSize(), storage)
+            ? allocate((int) blocks, storage).copyFrom(onHeap)
+            : onHeap;
     BloomFilter filter = new BloomFilter(capacity, errorRate, hashes, (int) blocks, storage, words);
     filter.items.add(items);
     return filter;

@@ -1,6 +1,5 @@
 package io.idem.cli;
 
-import io.idem.core.DirectMemory;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;

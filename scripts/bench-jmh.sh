@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds idem-bench/target/benchmarks.jar and runs the JMH benchmarks, then BloomAccuracy and
-# BloomLayout.
+# Builds idem-bench/target/benchmarks.jar and runs the JMH benchmarks, then BloomAccuracy,
+# BloomLayout and BloomVersus.
 # Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
 # bloom-accuracy.md, and env.txt (JDK, CPU).
 #   scripts/bench-jmh.sh                                   # all: about 13 minutes on 2 cores
@@ -14,9 +14,10 @@
 # Classes: HashBenchmark, HashLongBenchmark, BloomBenchmark, CuckooBenchmark,
 # MemoryLatencyBenchmark (the machine's random-load latency, the floor under every filter figure),
 # CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain mains
-# BloomAccuracy (memory and false-positive rate) and BloomLayout (lookups with the blocks on cache
+# BloomAccuracy (memory and false-positive rate), BloomLayout (lookups with the blocks on cache
 # lines against the same bits 8 and 16 bytes off, alternated in rounds of a second in one JVM;
-# about 80 s).
+# about 80 s) and BloomVersus (Idem's lookups against Guava's, alternated the same way, with
+# their ratio round by round; about 2 minutes).
 #
 # The default configuration, -f 1 -wi 5 -i 3 -w 2s -r 2s (one fork per parameter set, five 2 s
 # warm-up and three 2 s measured iterations), is short: enough for a first figure. Five warm-ups,
@@ -36,7 +37,7 @@ idem_find_jdk25 || exit 1
 java="$JAVA_HOME/bin/java"
 
 all=(HashBenchmark HashLongBenchmark BloomBenchmark CuckooBenchmark MemoryLatencyBenchmark
-  CounterQueryBenchmark BloomAccuracy BloomLayout)
+  CounterQueryBenchmark BloomAccuracy BloomLayout BloomVersus)
 classes=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -77,10 +78,12 @@ for c in "${classes[@]}"; do
     "$java" -Xms3g -Xmx3g -cp "$jar" io.idem.bench.BloomAccuracy | tee "$out/bloom-accuracy.md"
     continue
   fi
-  if [ "$c" = BloomLayout ]; then
-    echo "bench-jmh: BloomLayout -> $out/bloom-layout.txt" >&2
-    "$java" -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp "$jar" io.idem.bench.BloomLayout \
-      2>&1 | grep -v '^WARNING: Using incubator' | tee "$out/bloom-layout.txt"
+  if [ "$c" = BloomLayout ] || [ "$c" = BloomVersus ]; then
+    log="$out/bloom-${c#Bloom}.txt"
+    log=${log,,}
+    echo "bench-jmh: $c -> $log" >&2
+    "$java" -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp "$jar" "io.idem.bench.$c" \
+      2>&1 | grep -v '^WARNING: Using incubator' | tee "$log"
     continue
   fi
   echo "bench-jmh: $c -> $out/$c.json" >&2

@@ -8,7 +8,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import jdk.incubator.vector.LongVector;
@@ -30,7 +29,7 @@ import jdk.incubator.vector.VectorSpecies;
 public final class BloomLayout {
   private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
   private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED;
-  private static final int CALL = 64;
+  private static final int CALL = Rounds.CALL;
   private static final int FIRST_PASS = 32; // BloomFilter's batch
   private static final int PROBES = 1 << 20;
 
@@ -116,10 +115,6 @@ public final class BloomLayout {
     return n;
   }
 
-  private interface Variant {
-    int run(int from);
-  }
-
   public static void main(String[] args) {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 12;
     if (rounds < 2) {
@@ -158,7 +153,7 @@ public final class BloomLayout {
     byte[] bytes = new byte[filter.wordCount() * 8];
     filter.copyWords(0, filter.wordCount(), bytes, 0); // big-endian, the format's order
     List<String> names = new ArrayList<>(List.of("shipped"));
-    List<Variant> variants = new ArrayList<>(List.of(from -> b.shipped(filter, from)));
+    List<Rounds.Variant> variants = new ArrayList<>(List.of(from -> b.shipped(filter, from)));
     for (int shift : new int[] {0, 8, 16}) {
       MemorySegment bits = Arena.ofAuto().allocate(bytes.length + 64L, 64);
       ByteBuffer words = ByteBuffer.wrap(bytes);
@@ -193,32 +188,7 @@ public final class BloomLayout {
         expected,
         CALL);
 
-    double[][] ns = new double[variants.size()][rounds];
-    int from = 0;
-    long sink = 0;
-    for (int round = 0; round < rounds; round++) {
-      StringBuilder line = new StringBuilder("round " + (round + 1) + ":");
-      for (int v = 0; v < variants.size(); v++) {
-        long start = System.nanoTime();
-        long calls = 0;
-        while (System.nanoTime() - start < 1_000_000_000L) {
-          for (int c = 0; c < 256; c++, from = (from + CALL) & (PROBES - 1)) {
-            sink += variants.get(v).run(from);
-          }
-          calls += 256;
-        }
-        ns[v][round] = (System.nanoTime() - start) / (double) (calls * CALL);
-        line.append(String.format(Locale.ROOT, " %s %.1f", names.get(v), ns[v][round]));
-      }
-      System.out.println(line);
-    }
-    // Round 1 is warm-up: the compiler may still be at work.
-    StringBuilder summary = new StringBuilder("median of rounds 2-" + rounds + ":");
-    for (int v = 0; v < variants.size(); v++) {
-      double[] r = Arrays.copyOfRange(ns[v], 1, rounds);
-      Arrays.sort(r);
-      summary.append(String.format(Locale.ROOT, " %s %.1f", names.get(v), r[r.length / 2]));
-    }
-    System.out.println(summary + (sink + b.sink == 42 ? " " : ""));
+    Rounds r = new Rounds(names, variants, PROBES, 1);
+    System.out.println(r.summary(r.run(rounds), b.sink));
   }
 }

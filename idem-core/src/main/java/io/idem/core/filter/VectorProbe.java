@@ -26,8 +26,11 @@ final class VectorProbe {
   private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
   private static final int LANES = 8;
 
-  /** The probe multipliers, eight to a vector: the same bits as the scalar loop's, in order. */
-  private static final LongVector[] MULTIPLIERS = multipliers();
+  /**
+   * The probe multipliers, read eight at a time with {@code fromArray}: one vector load that C2
+   * hoists, where an array of {@code LongVector}s cost a type check and an unboxing load a lookup.
+   */
+  private static final long[] MULTIPLIERS = ProbeMultipliers.all();
 
   private VectorProbe() {}
 
@@ -40,34 +43,42 @@ final class VectorProbe {
    * The same answer as {@link BloomFilter#scalarMightContain}: for each probe i below {@code
    * hashes}, bit {@code (h2 * PROBE[i]) >>> 55} of the block must be set. The block's eight words
    * are permuted so that lane i holds the word probe i reads, then shifted so its bit is lowest.
-   * The clear lanes of every eight probes are ORed and tested once: no branch on the data. {@code
-   * offset} is the block's offset in bytes.
+   * The first eight probes (all of them up to 8 hashes: 1 % needs 6, 0.1 % 9) are straight-line
+   * code with no branch on the data; a loop here, even one that runs once, made C2 add loop control
+   * and turn the mask into a vector and back on every lookup, a third of its time (BENCHMARKS.md,
+   * "Fewer instructions a lookup"). {@code offset} is the block's offset in bytes.
    */
   static boolean mightContain(MemorySegment words, long offset, long h2, int hashes) {
     LongVector block =
         LongVector.fromMemorySegment(SPECIES, words, offset, ByteOrder.nativeOrder());
     LongVector h = LongVector.broadcast(SPECIES, h2);
-    VectorMask<Long> clear = SPECIES.maskAll(false);
-    for (int first = 0; first < hashes; first += LANES) {
-      LongVector bit = h.mul(MULTIPLIERS[first / LANES]).lanewise(VectorOperators.LSHR, 55);
-      // selectFrom: one permute, its indexes (0..7 here) taken mod 8 without a check.
-      LongVector word = bit.lanewise(VectorOperators.LSHR, 6).selectFrom(block);
-      // A lanewise shift takes its count mod 64: bit's low six bits, the bit within the word.
-      clear =
-          clear.or(
-              word.lanewise(VectorOperators.LSHR, bit)
-                  .and(1L)
-                  .compare(VectorOperators.EQ, 0L, SPECIES.indexInRange(first, hashes)));
+    boolean missing = clear(block, h, 0, hashes).anyTrue();
+    if (hashes > LANES) {
+      missing |= missingBeyondEight(block, h, hashes);
     }
-    return !clear.anyTrue();
+    return !missing;
   }
 
-  private static LongVector[] multipliers() {
-    long[] probe = ProbeMultipliers.all();
-    LongVector[] v = new LongVector[probe.length / LANES];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = LongVector.fromArray(SPECIES, probe, i * LANES);
+  /** Probes from the ninth on, eight at a time; a branch a filter always takes the same way. */
+  private static boolean missingBeyondEight(LongVector block, LongVector h, int hashes) {
+    VectorMask<Long> clear = SPECIES.maskAll(false);
+    for (int first = LANES; first < hashes; first += LANES) {
+      clear = clear.or(clear(block, h, first, hashes));
     }
-    return v;
+    return clear.anyTrue();
+  }
+
+  /**
+   * The lanes of probes {@code first} to {@code first + 7} (below {@code hashes}) whose bit is 0.
+   */
+  private static VectorMask<Long> clear(LongVector block, LongVector h, int first, int hashes) {
+    LongVector bit =
+        h.mul(LongVector.fromArray(SPECIES, MULTIPLIERS, first)).lanewise(VectorOperators.LSHR, 55);
+    // selectFrom: one permute, its indexes (0..7 here) taken mod 8 without a check.
+    LongVector word = bit.lanewise(VectorOperators.LSHR, 6).selectFrom(block);
+    // A lanewise shift takes its count mod 64: bit's low six bits, the bit within the word.
+    return word.lanewise(VectorOperators.LSHR, bit)
+        .and(1L)
+        .compare(VectorOperators.EQ, 0L, SPECIES.indexInRange(first, hashes));
   }
 }

@@ -120,7 +120,7 @@ public class BloomBenchmark {
       this.absentCount = absent.length;
     }
 
-    /** Replaces the filter with an empty one for {@link #CAPACITY} items at 1 %. */
+    /** Replaces the filter with an empty one for {@code keyCount} items at 1 %. */
     abstract void reset();
 
     /** Adds key {@code i}. */
@@ -182,7 +182,7 @@ public class BloomBenchmark {
       this.hashLongs = hashLongs;
       this.storage = storage;
       System.setProperty("idem.bloom.probe", probe);
-      this.filter = BloomFilter.create(CAPACITY, ERROR_RATE, storage);
+      this.filter = BloomFilter.create(keyCount, ERROR_RATE, storage);
       String kind = BloomFilter.probeKind();
       if (probe.equals("scalar") && !kind.equals("scalar")) {
         throw new IllegalStateException(
@@ -194,7 +194,7 @@ public class BloomBenchmark {
 
     @Override
     void reset() {
-      filter = BloomFilter.create(CAPACITY, ERROR_RATE, storage);
+      filter = BloomFilter.create(keyCount, ERROR_RATE, storage);
     }
 
     @Override
@@ -265,8 +265,8 @@ public class BloomBenchmark {
       this.filter = create();
     }
 
-    private static com.google.common.hash.BloomFilter<Long> create() {
-      return com.google.common.hash.BloomFilter.create(Funnels.longFunnel(), CAPACITY, ERROR_RATE);
+    private com.google.common.hash.BloomFilter<Long> create() {
+      return com.google.common.hash.BloomFilter.create(Funnels.longFunnel(), keyCount, ERROR_RATE);
     }
 
     @Override
@@ -319,7 +319,7 @@ public class BloomBenchmark {
     /** Guava's k for a rate p is round(-log2 p) for the bit count it chose: 7 at 1 %. */
     @Override
     int hashes() {
-      return (int) Math.max(1, Math.round((double) bits() / CAPACITY * Math.log(2)));
+      return (int) Math.max(1, Math.round((double) bits() / keyCount * Math.log(2)));
     }
   }
 
@@ -335,8 +335,8 @@ public class BloomBenchmark {
       this.filter = create();
     }
 
-    private static org.apache.datasketches.filters.bloomfilter.BloomFilter create() {
-      return BloomFilterBuilder.createByAccuracy(CAPACITY, ERROR_RATE, DATASKETCHES_SEED);
+    private org.apache.datasketches.filters.bloomfilter.BloomFilter create() {
+      return BloomFilterBuilder.createByAccuracy(keyCount, ERROR_RATE, DATASKETCHES_SEED);
     }
 
     @Override

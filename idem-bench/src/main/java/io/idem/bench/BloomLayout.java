@@ -37,7 +37,7 @@ public final class BloomLayout {
   private final long[] h1 = new long[CALL];
   private final long[] h2 = new long[CALL];
   private final boolean[] out = new boolean[CALL];
-  private final LongVector[] multipliers;
+  private final long[] multipliers = probeMultipliers();
   private final int blocks;
   private final int hashes;
   private long sink;
@@ -46,11 +46,6 @@ public final class BloomLayout {
     this.keys = keys;
     this.blocks = blocks;
     this.hashes = hashes;
-    long[] m = probeMultipliers();
-    multipliers = new LongVector[m.length / 8];
-    for (int i = 0; i < multipliers.length; i++) {
-      multipliers[i] = LongVector.fromArray(SPECIES, m, i * 8);
-    }
   }
 
   /** The format's probe multipliers: SplitMix64 from seed 0x1DE3, each forced odd. */
@@ -91,20 +86,32 @@ public final class BloomLayout {
     return found();
   }
 
+  /** VectorProbe's form: the first eight probes straight-line, the rest (none at 1 %) apart. */
   private boolean mightContain(MemorySegment bits, long offset, long h2) {
     LongVector block = LongVector.fromMemorySegment(SPECIES, bits, offset, ByteOrder.nativeOrder());
     LongVector h = LongVector.broadcast(SPECIES, h2);
-    VectorMask<Long> clear = SPECIES.maskAll(false);
-    for (int first = 0; first < hashes; first += 8) {
-      LongVector bit = h.mul(multipliers[first / 8]).lanewise(VectorOperators.LSHR, 55);
-      LongVector word = bit.lanewise(VectorOperators.LSHR, 6).selectFrom(block);
-      clear =
-          clear.or(
-              word.lanewise(VectorOperators.LSHR, bit)
-                  .and(1L)
-                  .compare(VectorOperators.EQ, 0L, SPECIES.indexInRange(first, hashes)));
+    boolean missing = clear(block, h, 0).anyTrue();
+    if (hashes > 8) {
+      missing |= missingBeyondEight(block, h);
     }
-    return !clear.anyTrue();
+    return !missing;
+  }
+
+  private boolean missingBeyondEight(LongVector block, LongVector h) {
+    boolean missing = false;
+    for (int first = 8; first < hashes; first += 8) {
+      missing |= clear(block, h, first).anyTrue();
+    }
+    return missing;
+  }
+
+  private VectorMask<Long> clear(LongVector block, LongVector h, int first) {
+    LongVector bit =
+        h.mul(LongVector.fromArray(SPECIES, multipliers, first)).lanewise(VectorOperators.LSHR, 55);
+    LongVector word = bit.lanewise(VectorOperators.LSHR, 6).selectFrom(block);
+    return word.lanewise(VectorOperators.LSHR, bit)
+        .and(1L)
+        .compare(VectorOperators.EQ, 0L, SPECIES.indexInRange(first, hashes));
   }
 
   private int found() {

@@ -3,16 +3,18 @@
 # BloomLayout and BloomVersus.
 # Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
 # bloom-accuracy.md, and env.txt (JDK, CPU).
-#   scripts/bench-jmh.sh                                   # all: about 13 minutes on 2 cores
+#   scripts/bench-jmh.sh                                   # all: about 20 minutes on 2 cores
 #   scripts/bench-jmh.sh BloomBenchmark HashBenchmark      # only these classes
 #   scripts/bench-jmh.sh BloomBenchmark -- -prof gc         # extra JMH options after --
+#   scripts/bench-jmh.sh BloomVersus -- 20                  # for a plain main alone: its arguments
 #   scripts/bench-jmh.sh BloomBenchmark -- -jvmArgsPrepend -XX:+UseTransparentHugePages
 #     (JVM options go in -jvmArgsPrepend: -jvmArgsAppend would replace the classes' own, among
 #     them BloomBenchmark's --add-modules=jdk.incubator.vector, without which Idem runs scalar)
 #   JMH_OPTS='-f 3 -wi 5 -i 10 -w 5s -r 5s' scripts/bench-jmh.sh   # a longer configuration
 #
 # Classes: HashBenchmark, HashLongBenchmark, BloomBenchmark, CuckooBenchmark,
-# MemoryLatencyBenchmark (the machine's random-load latency, the floor under every filter figure),
+# MemoryLatencyBenchmark (random loads at a working set's size, one a JMH invocation: what memory
+# costs a filter),
 # CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain mains
 # BloomAccuracy (memory and false-positive rate), BloomLayout (lookups with the blocks on cache
 # lines against the same bits 8 and 16 bytes off, alternated in rounds of a second in one JVM;
@@ -79,11 +81,11 @@ for c in "${classes[@]}"; do
     continue
   fi
   if [ "$c" = BloomLayout ] || [ "$c" = BloomVersus ]; then
-    log="$out/bloom-${c#Bloom}.txt"
-    log=${log,,}
+    suffix=${c#Bloom}
+    log="$out/bloom-${suffix,,}.txt"
     echo "bench-jmh: $c -> $log" >&2
     "$java" -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp "$jar" "io.idem.bench.$c" \
-      2>&1 | grep -v '^WARNING: Using incubator' | tee "$log"
+      "${extra[@]}" 2>&1 | grep -v '^WARNING: Using incubator' | tee "$log"
     continue
   fi
   echo "bench-jmh: $c -> $out/$c.json" >&2

@@ -11,10 +11,11 @@ import java.util.Locale;
 
 /**
  * Idem's Bloom filter against Guava's in one JVM, alternated in rounds of a second ({@link
- * Rounds}): 10 M keys at 1 %, the keys and filters of {@link BloomBenchmark}. JMH runs each
- * implementation in a fork of its own, minutes apart, and the host's memory speed drifts between
- * them by more than the effects measured; here Guava's time and Idem's are taken seconds apart, so
- * their ratio in a round is what the issue's "10 × Guava in the same run" asks about.
+ * Rounds}): the keys and filters of {@link BloomBenchmark}, 10 M keys at 1 % unless told otherwise.
+ * JMH runs each implementation in a fork of its own, minutes apart, and the host's memory speed
+ * drifts between them by more than the effects measured; here Guava's time and Idem's are taken
+ * seconds apart, so their ratio in a round is what the issue's "10 × Guava in the same run" asks
+ * about.
  *
  * <p>Variants, each over 2^20 keys read 64 at a time: Idem batched ({@code hashLongs}, then {@code
  * mightContainAll}), Guava one key at a time (its API has no batch), and Idem one key at a time
@@ -22,9 +23,11 @@ import java.util.Locale;
  * present ones; and the floor under them all, one load from each key's block ({@link #floor}).
  * Guava needs about 8 s to reach its speed (JMH's warm-up), so four rounds are warm-up. A first
  * pass checks that every present key is found by every variant and that Idem's two ways give the
- * same count on every call. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomVersus}, or
- * {@code java -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp benchmarks.jar
- * io.idem.bench.BloomVersus [rounds]}.
+ * same count on every call. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomVersus [--
+ * rounds]}, or {@code java -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp benchmarks.jar
+ * io.idem.bench.BloomVersus [rounds [capacity]]}. A capacity of 100 M (filters of 120 MB, far past
+ * the 32 MiB L3 this machine reports, where at 10 M the filters partly stay cached) needs {@code
+ * -Xms10g -Xmx10g}: Guava's keys are boxed.
  */
 public final class BloomVersus {
   private static final int CALL = Rounds.CALL;
@@ -87,8 +90,7 @@ public final class BloomVersus {
     var guava = (BloomBenchmark.GuavaSubject) BloomBenchmark.Impl.GUAVA.subject(keys, absent);
     idem.fill();
     guava.fill();
-    int blocks =
-        BloomFilter.create(capacity, BloomBenchmark.ERROR_RATE, BloomFilter.Storage.HEAP).blocks();
+    int blocks = BloomFilter.sizing(capacity, BloomBenchmark.ERROR_RATE).blocks();
     List<String> names =
         List.of(
             "idem-batch-absent",

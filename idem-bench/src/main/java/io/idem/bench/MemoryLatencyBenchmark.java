@@ -13,16 +13,17 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The machine's floor for a filter probe: random loads from a working set of the given size. A
- * filter operation on a random item costs at least one such load, so these figures say how much of
- * a {@link BloomBenchmark} or {@link CuckooBenchmark} score is memory and not code.
+ * Random loads from a working set of the given size. A filter operation on a random item costs at
+ * least one such load, so these figures say roughly how much of a {@link BloomBenchmark} or {@link
+ * CuckooBenchmark} score is memory and not code. (BloomVersus's "one line", a bare loop of loads
+ * from the filter's own blocks, is the floor under a batched lookup.)
  *
  * <ul>
  *   <li>{@code dependentLoad}: a pointer chase, one hop per 64-byte line; each load waits for the
  *       previous one, so the score is the full latency of one miss at that size.
  *   <li>{@code independentLoad}: loads at precomputed random offsets that do not depend on each
- *       other, so the core overlaps their misses; the score is the best any one-miss operation can
- *       reach in a loop. 12,800 KiB is the size of the 10 M-item Bloom filters.
+ *       other, so the core overlaps their misses, one load a JMH invocation. 12,800 KiB is the size
+ *       of the 10 M-item Bloom filters.
  * </ul>
  */
 @State(Scope.Thread)

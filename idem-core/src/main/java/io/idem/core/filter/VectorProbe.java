@@ -46,7 +46,7 @@ final class VectorProbe {
    * The first eight probes (all of them up to 8 hashes: 1 % needs 6, 0.1 % 9) are straight-line
    * code with no branch on the data; a loop here, even one that runs once, made C2 add loop control
    * and turn the mask into a vector and back on every lookup, a third of its time (BENCHMARKS.md,
-   * "Fewer instructions a lookup"). {@code offset} is the block's offset in bytes.
+   * "Straight-line probes"). {@code offset} is the block's offset in bytes.
    */
   static boolean mightContain(MemorySegment words, long offset, long h2, int hashes) {
     LongVector block =

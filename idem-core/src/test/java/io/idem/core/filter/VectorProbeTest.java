@@ -59,7 +59,7 @@ class VectorProbeTest {
   }
 
   @Test
-  void mightContain_oneClearBit_isAbsent_whicheverProbeReadsIt() {
+  void mightContain_oneClearBit_isAbsent_whicheverProbeReadsIt_andUnusedLanesDoNotCount() {
     SplittableRandom random = new SplittableRandom(7);
     long[] words = new long[BloomFilter.WORDS_PER_BLOCK];
     MemorySegment block = MemorySegment.ofArray(words);
@@ -77,6 +77,19 @@ class VectorProbeTest {
       }
       Arrays.fill(words, -1L);
       assertThat(VectorProbe.mightContain(block, 0, h2, hashes)).isTrue();
+      if (hashes < BloomFilter.MAX_HASHES) {
+        // Lanes past the last probe must not count: clearing the bit the next probe would read
+        // leaves the item present, unless one of its own probes reads that bit too.
+        int unused = (int) ((h2 * probe[hashes]) >>> 55);
+        boolean shared = false;
+        for (int i = 0; i < hashes; i++) {
+          shared |= (int) ((h2 * probe[i]) >>> 55) == unused;
+        }
+        words[unused >>> 6] &= ~(1L << unused);
+        assertThat(VectorProbe.mightContain(block, 0, h2, hashes))
+            .as("k = %s, probe %s (unused) clear", hashes, hashes)
+            .isEqualTo(!shared);
+      }
     }
   }
 

@@ -37,8 +37,9 @@ public final class BloomVersus {
 
   /*
    * Keys found among CALL from `from`, one call at a time, as Guava takes them. One loop per
-   * subject, on purpose: a loop shared by both saw two receivers, and in two runs Guava's lookups
-   * then took about 1000 ns for twenty seconds after the first round, where they take 100-300.
+   * subject, on purpose: in the two runs where one loop served both, Guava's lookups took 800-1000
+   * ns until round 11, where they take 100-300 once warm; the loop's second receiver, and the
+   * recompiling it brings, is the likely cause.
    */
 
   private static int eachGuava(BloomBenchmark.GuavaSubject s, int from, boolean absent) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds idem-bench/target/benchmarks.jar and runs the JMH benchmarks, then BloomAccuracy,
-# BloomLayout and BloomVersus.
+# BloomLayout, BloomVersus and BloomOneCall.
 # Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
 # bloom-accuracy.md, and env.txt (JDK, CPU).
 #   scripts/bench-jmh.sh                                   # all: about 20 minutes on 2 cores
@@ -18,8 +18,9 @@
 # CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain mains
 # BloomAccuracy (memory and false-positive rate), BloomLayout (lookups with the blocks on cache
 # lines against the same bits 8 and 16 bytes off, alternated in rounds of a second in one JVM;
-# about 80 s) and BloomVersus (Idem's lookups against Guava's, alternated the same way, with
-# their ratio round by round; about 2 minutes).
+# about 80 s), BloomVersus (Idem's lookups against Guava's, alternated the same way, with
+# their ratio round by round; about 2 minutes) and BloomOneCall (one lookup a call, with and
+# without its hash, and the hash alone; about 80 s).
 #
 # The default configuration, -f 1 -wi 5 -i 3 -w 2s -r 2s (one fork per parameter set, five 2 s
 # warm-up and three 2 s measured iterations), is short: enough for a first figure. Five warm-ups,
@@ -39,7 +40,7 @@ idem_find_jdk25 || exit 1
 java="$JAVA_HOME/bin/java"
 
 all=(HashBenchmark HashLongBenchmark BloomBenchmark CuckooBenchmark MemoryLatencyBenchmark
-  CounterQueryBenchmark BloomAccuracy BloomLayout BloomVersus)
+  CounterQueryBenchmark BloomAccuracy BloomLayout BloomVersus BloomOneCall)
 classes=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -80,7 +81,7 @@ for c in "${classes[@]}"; do
     "$java" -Xms3g -Xmx3g -cp "$jar" io.idem.bench.BloomAccuracy | tee "$out/bloom-accuracy.md"
     continue
   fi
-  if [ "$c" = BloomLayout ] || [ "$c" = BloomVersus ]; then
+  if [ "$c" = BloomLayout ] || [ "$c" = BloomVersus ] || [ "$c" = BloomOneCall ]; then
     suffix=${c#Bloom}
     log="$out/bloom-${suffix,,}.txt"
     echo "bench-jmh: $c -> $log" >&2

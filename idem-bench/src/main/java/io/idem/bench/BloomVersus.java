@@ -63,7 +63,7 @@ public final class BloomVersus {
    * of this many), precomputed, in memory laid out like the filter's, with nothing else to do.
    * Memory serves these as fast as this machine can serve one random cache line a key.
    */
-  private static Rounds.Variant floor(long[] keys, int blocks) {
+  static Rounds.Variant floor(long[] keys, int blocks) {
     long[] h1 = new long[keys.length];
     Hash128.hashLongs(keys, 0, keys.length, h1, new long[keys.length]);
     MemorySegment lines = Arena.ofAuto().allocate(blocks * 64L, 64);

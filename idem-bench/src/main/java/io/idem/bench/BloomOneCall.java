@@ -24,13 +24,11 @@ import java.util.Locale;
  *       answers are not Idem's, but for absent keys any well-mixed hash reads a random block and
  *       random bits, as Idem's does, so its time is what a cheaper function would give;
  *   <li>{@code batched}: {@code hashLongs}, then {@code mightContainAll};
- *   <li>{@code hashLongs+lookup}: {@code hashLongs}, then {@code mightContain(h1, h2)} key by key:
- *       the batch without {@code mightContainAll}'s first pass;
  *   <li>{@code hashLongs}: {@code hashLongs} alone, eight keys a vector instruction;
  *   <li>{@code one-line}: {@link BloomVersus}'s floor, one load from each key's block.
  * </ul>
  *
- * A first pass checks that the four variants that use Idem's hash and look up give the same count
+ * A first pass checks that the three variants that use Idem's hash and look up give the same count
  * on every call. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomOneCall [-- rounds [capacity
  * [storage]]]}; 100 M keys fit the script's 3 GB heap. BENCHMARKS.md, "One call at a time", says
  * what the figures show.
@@ -94,19 +92,6 @@ public final class BloomOneCall {
     return found;
   }
 
-  private static int hashLongsThenLookup(
-      BloomFilter f, long[] keys, int from, long[] h1, long[] h2, boolean[] out) {
-    Hash128.hashLongs(keys, from, CALL, h1, h2);
-    for (int i = 0; i < CALL; i++) {
-      out[i] = f.mightContain(h1[i], h2[i]);
-    }
-    int found = 0;
-    for (int i = 0; i < CALL; i++) {
-      found += out[i] ? 1 : 0;
-    }
-    return found;
-  }
-
   private static int hashLongsOnly(long[] keys, int from, long[] h1, long[] h2) {
     Hash128.hashLongs(keys, from, CALL, h1, h2);
     return (int) h1[CALL - 1] & 1;
@@ -132,14 +117,7 @@ public final class BloomOneCall {
     int blocks = BloomFilter.sizing(capacity, BloomBenchmark.ERROR_RATE).blocks();
     List<String> names =
         List.of(
-            "hash+lookup",
-            "lookup",
-            "hash",
-            "mul-hash+lookup",
-            "batched",
-            "hashLongs+lookup",
-            "hashLongs",
-            "one-line");
+            "hash+lookup", "lookup", "hash", "mul-hash+lookup", "batched", "hashLongs", "one-line");
     List<Rounds.Variant> variants =
         List.of(
             from -> hashThenLookup(filter, hash, absent, from),
@@ -147,16 +125,14 @@ public final class BloomOneCall {
             from -> hashOnly(hash, absent, from),
             from -> mulHashThenLookup(filter, absent, from),
             from -> batched(filter, absent, from, batchH1, batchH2, out),
-            from -> hashLongsThenLookup(filter, absent, from, batchH1, batchH2, out),
             from -> hashLongsOnly(absent, from, batchH1, batchH2),
             BloomVersus.floor(absent, blocks));
 
     long found = 0;
     for (int from = 0; from < absent.length; from += CALL) {
-      int[] counts = new int[4];
-      for (int v = 0; v < counts.length; v++) {
-        counts[v] = variants.get(v < 2 ? v : v + 2).run(from); // 0, 1, 4 and 5 use Idem's hash
-      }
+      int[] counts = {
+        variants.get(0).run(from), variants.get(1).run(from), variants.get(4).run(from)
+      };
       if (Arrays.stream(counts).distinct().count() != 1) {
         throw new AssertionError(
             "keys " + from + ".." + (from + CALL - 1) + " found: " + Arrays.toString(counts));
@@ -166,7 +142,7 @@ public final class BloomOneCall {
     System.out.printf(
         Locale.ROOT,
         "Idem Bloom probe %s, storage %s; %d keys at %.0f %%; %d absent probes, %d found by all"
-            + " four ways%n",
+            + " three ways%n",
         BloomFilter.probeKind(),
         storage,
         capacity,

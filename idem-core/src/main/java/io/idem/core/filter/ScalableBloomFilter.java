@@ -222,9 +222,9 @@ public final class ScalableBloomFilter implements MembershipFilter {
 
   /**
    * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}, each layer
-   * asked for all of them in one {@link BloomFilter#mightContainAll}, whose first pass overlaps the
-   * items' cache misses. {@code scratch} (at least {@code count} elements) holds a layer's answers
-   * when there is more than one layer.
+   * asked for all of them in one {@link BloomFilter#mightContainAll}, which overlaps the items'
+   * cache misses. {@code scratch} (at least {@code count} elements) holds a layer's answers when
+   * there is more than one layer.
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out, boolean[] scratch) {
     Objects.checkFromIndexSize(0, count, Math.min(out.length, scratch.length));

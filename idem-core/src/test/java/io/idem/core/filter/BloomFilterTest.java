@@ -383,9 +383,12 @@ class BloomFilterTest {
       h1[i] = h.h1();
       h2[i] = h.h2();
     }
+    boolean[] fetched = new boolean[count + 3];
     f.mightContainAll(h1, h2, count, out);
+    f.fetchThenLookup(h1, h2, count, fetched); // the path mightContainAll takes when scalar
     for (int i = 0; i < count; i++) {
       assertThat(out[i]).as("item %s", i).isEqualTo(f.mightContain(h1[i], h2[i]));
+      assertThat(fetched[i]).as("item %s, fetched first", i).isEqualTo(out[i]);
     }
     assertThatThrownBy(() -> f.mightContainAll(h1, h2, count + 4, out))
         .isInstanceOf(IndexOutOfBoundsException.class);

@@ -271,28 +271,29 @@ public final class BloomFilter implements MembershipFilter {
    * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}. Out of cache
    * this is several times faster per item than one call at a time with the hash computed in the
    * same loop: the out-of-order core overlaps the cache misses of as many lookups as fit in its
-   * window of instructions, and here a lookup is only its own few instructions. The vector lookup
-   * is short enough to need nothing more; the scalar one, some sixty instructions, gets a first
-   * pass ({@link #fetchThenLookup}).
+   * window of instructions, and here a lookup is only its own few instructions, or, where it helps,
+   * a first pass fetches the blocks ({@link #fetchThenLookup}).
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
-    if (!VECTOR) {
+    // Measured at 100 M items (BENCHMARKS.md, "One call at a time"): the first pass more than
+    // triples the scalar lookup's speed and adds a twentieth to the vector lookup's on blocks that
+    // sit on cache lines (off the heap), but costs it a third on the heap, where a block spans two
+    // lines and the pass fetches one.
+    if (!VECTOR || offHeapAligned()) {
       fetchThenLookup(h1, h2, count, out);
       return;
     }
-    // A first pass, as below, costs the vector lookup a tenth to a third (BENCHMARKS.md,
-    // "One call at a time"): it only adds instructions where the window already holds enough.
     for (int i = 0; i < count; i++) {
       out[i] = mightContain(h1[i], h2[i]);
     }
   }
 
   /**
-   * mightContainAll for the scalar lookup: a first pass reads the first word of each item's block,
-   * and those loads, independent of each other and a few instructions each, wait for memory
-   * together instead of a few at a time; the second pass then finds the blocks in cache (one line
-   * each, for a filter off the heap). Checked by the caller.
+   * mightContainAll with a first pass: it reads the first word of each item's block, and those
+   * loads, independent of each other and a few instructions each, wait for memory together instead
+   * of a few at a time; the second pass then finds the blocks in cache (one line each, for a filter
+   * off the heap). Checked by the caller.
    */
   void fetchThenLookup(long[] h1, long[] h2, int count, boolean[] out) {
     MemorySegment w = words;
@@ -367,7 +368,7 @@ public final class BloomFilter implements MembershipFilter {
     return storage;
   }
 
-  /** Whether the bits live off the heap with every block on a 64-byte boundary: for tests. */
+  /** Whether the bits live off the heap with every block on a 64-byte boundary (one line each). */
   boolean offHeapAligned() {
     return words.isNative() && words.address() % BLOCK_BYTES == 0;
   }

@@ -16,11 +16,12 @@
 # MemoryLatencyBenchmark (random loads at a working set's size, one a JMH invocation: what memory
 # costs a filter),
 # CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain mains
-# BloomAccuracy (memory and false-positive rate), BloomLayout (lookups with the blocks on cache
-# lines against the same bits 8 and 16 bytes off, alternated in rounds of a second in one JVM;
-# about 80 s), BloomVersus (Idem's lookups against Guava's, alternated the same way, with
-# their ratio round by round; about 2 minutes) and BloomOneCall (one lookup a call, with and
-# without its hash, and the hash alone; about 80 s).
+# BloomAccuracy (memory and false-positive rate), BloomLayout (batched lookups with the blocks
+# on cache lines against the same bits 8 and 16 bytes off, with and without the batch's first
+# pass, alternated in rounds of a second in one JVM; about 80 s), BloomVersus (Idem's lookups
+# against Guava's, alternated the same way, with their ratio round by round; about 2 minutes)
+# and BloomOneCall (one lookup a call, with and without its hash, and the hash alone; about
+# 80 s).
 #
 # The default configuration, -f 1 -wi 5 -i 3 -w 2s -r 2s (one fork per parameter set, five 2 s
 # warm-up and three 2 s measured iterations), is short: enough for a first figure. Five warm-ups,

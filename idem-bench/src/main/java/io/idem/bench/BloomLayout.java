@@ -17,14 +17,16 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * What the placement of a Bloom filter's blocks costs out of cache: the shipped filter (10 M items
- * at 1 %, blocks on cache lines off the heap) against copies of its bits placed 0, 8 and 16 bytes
- * past a cache line, the last two where a {@code long[]} puts them under ParallelGC and G1 (its
- * elements start 16 bytes into an object aligned to 8; G1 puts a large array at a region's start).
- * Every variant hashes 64 keys with {@code hashLongs} and looks them up in two passes, as {@code
- * mightContainAll} does; the copies use a lookup written here, checked to give the filter's
- * answers. Variants alternate in rounds of one second in one JVM, so a host that slows affects them
- * alike. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomLayout}, or {@code java
- * --add-modules jdk.incubator.vector -cp benchmarks.jar io.idem.bench.BloomLayout [rounds]}.
+ * at 1 % unless told otherwise, blocks on cache lines off the heap) against copies of its bits
+ * placed 0, 8 and 16 bytes past a cache line, the last two where a {@code long[]} puts them under
+ * ParallelGC and G1 (its elements start 16 bytes into an object aligned to 8; G1 puts a large array
+ * at a region's start). Every variant hashes 64 keys with {@code hashLongs} and looks them up in
+ * two passes, as {@code mightContainAll} does where blocks sit on cache lines, or, the "plain"
+ * ones, in one, as it does on the heap; the copies use a lookup written here, checked to give the
+ * filter's answers. Variants alternate in rounds of one second in one JVM, so a host that slows
+ * affects them alike. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomLayout [-- rounds
+ * [capacity]]}, or {@code java --add-modules jdk.incubator.vector -cp benchmarks.jar
+ * io.idem.bench.BloomLayout [rounds [capacity]]}; 100 M items need about 3 GB of heap.
  */
 public final class BloomLayout {
   private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
@@ -86,6 +88,16 @@ public final class BloomLayout {
     return found();
   }
 
+  /** {@link #copy} without the first pass: each block is read once, by the lookup. */
+  private int copyPlain(MemorySegment bits, long shift, int from) {
+    Hash128.hashLongs(keys, from, CALL, h1, h2);
+    for (int i = 0; i < CALL; i++) {
+      long offset = shift + Math.unsignedMultiplyHigh(h1[i], blocks) * 64;
+      out[i] = mightContain(bits, offset, h2[i]);
+    }
+    return found();
+  }
+
   /** VectorProbe's form: the first eight probes straight-line, the rest (none at 1 %) apart. */
   private boolean mightContain(MemorySegment bits, long offset, long h2) {
     LongVector block = LongVector.fromMemorySegment(SPECIES, bits, offset, ByteOrder.nativeOrder());
@@ -135,14 +147,20 @@ public final class BloomLayout {
               + BloomFilter.probeKind()
               + ")");
     }
-    int n = BloomBenchmark.CAPACITY;
+    int n = args.length > 1 ? Integer.parseInt(args[1]) : BloomBenchmark.CAPACITY;
+    if (n < PROBES) {
+      throw new IllegalArgumentException("capacity (" + n + ") must be at least " + PROBES);
+    }
     BloomFilter filter = BloomFilter.create(n, BloomBenchmark.ERROR_RATE);
     long[] present = Keys.longs(Keys.PRESENT_SEED, n);
-    long[] h1s = new long[n];
-    long[] h2s = new long[n];
-    Hash128.hashLongs(present, 0, n, h1s, h2s);
-    for (int i = 0; i < n; i++) {
-      filter.add(h1s[i], h2s[i]);
+    long[] h1s = new long[CALL];
+    long[] h2s = new long[CALL];
+    for (int from = 0; from < n; from += CALL) {
+      int count = Math.min(CALL, n - from);
+      Hash128.hashLongs(present, from, count, h1s, h2s);
+      for (int i = 0; i < count; i++) {
+        filter.add(h1s[i], h2s[i]);
+      }
     }
     // Half present, half absent, interleaved by a fixed shuffle.
     long[] probes = new long[PROBES];
@@ -169,6 +187,10 @@ public final class BloomLayout {
       }
       names.add("line+" + shift);
       variants.add(from -> b.copy(bits, shift, from));
+      if (shift != 8) {
+        names.add("line+" + shift + "-plain");
+        variants.add(from -> b.copyPlain(bits, shift, from));
+      }
     }
     // Every variant must give every key the shipped filter's answer.
     boolean[] shipped = new boolean[PROBES];

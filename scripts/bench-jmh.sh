@@ -3,7 +3,7 @@
 # BloomLayout, BloomVersus and BloomOneCall.
 # Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
 # bloom-accuracy.md, and env.txt (JDK, CPU).
-#   scripts/bench-jmh.sh                                   # all: about 20 minutes on 2 cores
+#   scripts/bench-jmh.sh                                   # all: about 22 minutes on 2 cores
 #   scripts/bench-jmh.sh BloomBenchmark HashBenchmark      # only these classes
 #   scripts/bench-jmh.sh BloomBenchmark -- -prof gc         # extra JMH options after --
 #   scripts/bench-jmh.sh BloomVersus -- 20                  # for a plain main alone: its arguments

@@ -269,17 +269,18 @@ public final class BloomFilter implements MembershipFilter {
 
   /**
    * Looks up {@code count} items at once: {@code out[i] = mightContain(h1[i], h2[i])}. Out of cache
-   * this is several times faster per item than one call at a time with the hash computed in the
-   * same loop: the out-of-order core overlaps the cache misses of as many lookups as fit in its
-   * window of instructions, and here a lookup is only its own few instructions, or, where it helps,
-   * a first pass fetches the blocks ({@link #fetchThenLookup}).
+   * this measured about twice as fast per item as one call at a time with the hash computed in the
+   * same loop (several times with the scalar lookup), probably because the out-of-order core
+   * overlaps the cache misses of as many lookups as fit in its window of instructions, and here a
+   * lookup is only its own few instructions, or, where it helps, a first pass fetches the blocks
+   * ({@link #fetchThenLookup}).
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
-    // Measured at 100 M items (BENCHMARKS.md, "One call at a time"): the first pass more than
-    // triples the scalar lookup's speed and adds a twentieth to the vector lookup's on blocks that
-    // sit on cache lines (off the heap), but costs it a third on the heap, where a block spans two
-    // lines and the pass fetches one.
+    // Measured at 100 M items (BENCHMARKS.md, "One call at a time", and BloomLayout's L9): the
+    // first pass more than triples the scalar lookup's speed and adds a twentieth to the vector
+    // lookup's on blocks that sit on cache lines (off the heap), but costs it a third on the
+    // heap, where a block spans two lines and the pass fetches one.
     if (!VECTOR || offHeapAligned()) {
       fetchThenLookup(h1, h2, count, out);
       return;

@@ -369,26 +369,39 @@ class BloomFilterTest {
   }
 
   @Property(seed = "42", tries = 30)
-  void mightContainAll_equalsOneAtATime(@ForAll @IntRange(min = 0, max = 100) int count) {
-    BloomFilter f = BloomFilter.create(500, 0.05);
+  void mightContainAll_equalsOneAtATime(
+      @ForAll @IntRange(min = 0, max = 100) int count, @ForAll boolean offHeap) {
+    // Off the heap with blocks on lines mightContainAll fetches first; on the heap it does not.
+    BloomFilter f =
+        offHeap
+            ? BloomFilter.create(1_000_000, 0.01, BloomFilter.Storage.ALIGNED)
+            : BloomFilter.create(500, 0.05);
+    assertThat(f.offHeapAligned()).isEqualTo(offHeap);
     Items items = new Items(11);
     for (int i = 0; i < 500; i++) {
       items.add(f, i);
     }
     long[] h1 = new long[count + 3];
     long[] h2 = new long[count + 3];
-    boolean[] out = new boolean[count + 3];
     for (int i = 0; i < count; i++) {
       Hash128 h = items.item(i * 7L); // some added, most absent, some false positives
       h1[i] = h.h1();
       h2[i] = h.h2();
     }
+    boolean[] out = new boolean[count + 3];
     boolean[] fetched = new boolean[count + 3];
+    for (int i = count; i < count + 3; i++) {
+      out[i] = fetched[i] = i % 2 == 0; // past count: must stay as they are
+    }
     f.mightContainAll(h1, h2, count, out);
-    f.fetchThenLookup(h1, h2, count, fetched); // the path mightContainAll takes when scalar
+    f.fetchThenLookup(h1, h2, count, fetched); // as mightContainAll when scalar or on lines
     for (int i = 0; i < count; i++) {
       assertThat(out[i]).as("item %s", i).isEqualTo(f.mightContain(h1[i], h2[i]));
       assertThat(fetched[i]).as("item %s, fetched first", i).isEqualTo(out[i]);
+    }
+    for (int i = count; i < count + 3; i++) {
+      assertThat(out[i]).as("past count, %s", i).isEqualTo(i % 2 == 0);
+      assertThat(fetched[i]).as("past count, %s, fetched first", i).isEqualTo(i % 2 == 0);
     }
     assertThatThrownBy(() -> f.mightContainAll(h1, h2, count + 4, out))
         .isInstanceOf(IndexOutOfBoundsException.class);

@@ -29,9 +29,9 @@ import java.util.Locale;
  * </ul>
  *
  * A first pass checks that the three variants that use Idem's hash and look up give the same count
- * on every call. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomOneCall [-- rounds [capacity
- * [storage]]]}; 100 M keys fit the script's 3 GB heap. BENCHMARKS.md, "One call at a time", says
- * what the figures show.
+ * on every call, and the same answer for every key. Not a JMH benchmark: {@code
+ * scripts/bench-jmh.sh BloomOneCall [-- rounds [capacity [storage]]]}; 100 M keys fit the script's
+ * 3 GB heap. BENCHMARKS.md, "One call at a time", says what the figures show.
  */
 public final class BloomOneCall {
   private static final int CALL = Rounds.CALL;
@@ -136,6 +136,13 @@ public final class BloomOneCall {
       if (Arrays.stream(counts).distinct().count() != 1) {
         throw new AssertionError(
             "keys " + from + ".." + (from + CALL - 1) + " found: " + Arrays.toString(counts));
+      }
+      for (int i = 0; i < CALL; i++) { // out holds the batch's answers, key by key
+        int key = from + i;
+        boolean each = filter.mightContain(hash.hashLong(absent[key]));
+        if (out[i] != each || filter.mightContain(h1[key], h2[key]) != each) {
+          throw new AssertionError("key " + key + " answered otherwise by the batch");
+        }
       }
       found += counts[0];
     }

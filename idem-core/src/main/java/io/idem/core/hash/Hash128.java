@@ -34,10 +34,12 @@ public final class Hash128 {
   static final long F2 = 0xc4ceb9fe1a85ec53L;
 
   /**
-   * Whether {@link #hashLongs} takes VectorHash: when the JVM has the module jdk.incubator.vector
-   * and a C2 that compiles 512-bit vectors (AVX-512). Both paths give the same hashes (tested). The
-   * module is the only switch ({@code -Didem.bloom.probe} is the Bloom lookup's): a JVM without C2
-   * (-Xint, C1 only) should not add it, as the vector API then runs in Java.
+   * Whether every hash ends in VectorHash ({@link #hashLong} and {@link #hash}: both halves' fmix
+   * at once) and {@link #hashLongs} takes it for eight keys at once: when the JVM has the module
+   * jdk.incubator.vector and a C2 that compiles 512-bit vectors (AVX-512). Both paths give the same
+   * hashes (tested). The module is the only switch ({@code -Didem.bloom.probe} is the Bloom
+   * lookup's): a JVM without C2 (-Xint, C1 only) should not add it, as the vector API then runs in
+   * Java.
    */
   static final boolean VECTOR =
       ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && VectorHash.native512();
@@ -67,10 +69,13 @@ public final class Hash128 {
 
   /** Hashes the eight little-endian bytes of {@code value}, with no allocation. */
   public Hash128 hashLong(long value) {
-    long k1 = mixK1(value);
-    long a = k1;
-    long b = 0;
-    return finish(a, b, 8);
+    // finish(mixK1(value), 0, 8), its first steps done here: a ^= 8, b = 0 ^ 8, a += b, b += a.
+    long a = mixK1(value) ^ 8;
+    if (VECTOR) {
+      VectorHash.finishLong(a, this);
+      return this;
+    }
+    return fmixBoth(a + 8, a + 16);
   }
 
   /**
@@ -148,16 +153,31 @@ public final class Hash128 {
     b ^= length;
     a += b;
     b += a;
+    if (VECTOR) {
+      VectorHash.fmixBoth(a, b, this);
+      return this;
+    }
+    return fmixBoth(a, b);
+  }
+
+  /**
+   * The end of every hash: fmix each half, then a += b, b += a. The scalar path, tested as such.
+   */
+  Hash128 fmixBoth(long a, long b) {
     a = fmix(a);
     b = fmix(b);
     a += b;
-    b += a;
-    this.h1 = a;
-    this.h2 = b;
+    return set(a, b + a);
+  }
+
+  /** Sets both halves (VectorHash ends here); returns this holder. */
+  Hash128 set(long h1, long h2) {
+    this.h1 = h1;
+    this.h2 = h2;
     return this;
   }
 
-  private static long mixK1(long k1) {
+  static long mixK1(long k1) {
     return Long.rotateLeft(k1 * C1, 31) * C2;
   }
 

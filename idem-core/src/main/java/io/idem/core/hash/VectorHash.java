@@ -5,9 +5,10 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * {@link Hash128#hashLong} for eight keys at once, one key a lane of a 512-bit vector. Loaded only
- * when the JVM has the module {@code jdk.incubator.vector}; used only where {@link #native512} also
- * holds ({@code Hash128.VECTOR}).
+ * {@link Hash128#hashLong} for eight keys at once, one key a lane of a 512-bit vector, and the end
+ * of every single hash (both halves' fmix) in one 128-bit vector. Loaded only when the JVM has the
+ * module {@code jdk.incubator.vector}; used only where {@link #native512} also holds ({@code
+ * Hash128.VECTOR}).
  */
 final class VectorHash {
   /*
@@ -19,7 +20,43 @@ final class VectorHash {
   private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_512;
   static final int LANES = 8;
 
+  /** Two lanes: a key's halves, a and b, side by side. */
+  private static final VectorSpecies<Long> PAIR = LongVector.SPECIES_128;
+
+  /** hashLong's a and b before fmix are k + 8 and k + 16, with k = mixK1(value) ^ 8. */
+  private static final long[] LONG_PLUS = {8, 16};
+
   private VectorHash() {}
+
+  /*
+   * Why a pair: one key's two fmix chains are the same ten operations on different values; in one
+   * 128-bit vector they take ten instructions instead of twenty-two (with the constants). One call
+   * at a time out of cache, the core holds fewer instructions a lookup, so more lookups' misses at
+   * once (BENCHMARKS.md, "One call at a time").
+   */
+
+  /**
+   * Hash128.hashLong's end, given {@code k = mixK1(value) ^ 8}: its halves go into {@code into}.
+   */
+  static void finishLong(long k, Hash128 into) {
+    LongVector v = LongVector.broadcast(PAIR, k).add(LongVector.fromArray(PAIR, LONG_PLUS, 0));
+    // fmix, written out here and below: a helper taking a vector boxes it if C2 does not inline it.
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33)).mul(Hash128.F1);
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33)).mul(Hash128.F2);
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33));
+    long a = v.lane(0) + v.lane(1);
+    into.set(a, v.lane(1) + a);
+  }
+
+  /** Hash128.fmixBoth(a, b) on a pair: its halves go into {@code into}. */
+  static void fmixBoth(long a, long b, Hash128 into) {
+    LongVector v = LongVector.broadcast(PAIR, a).withLane(1, b);
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33)).mul(Hash128.F1);
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33)).mul(Hash128.F2);
+    v = v.lanewise(VectorOperators.XOR, v.lanewise(VectorOperators.LSHR, 33));
+    long a2 = v.lane(0) + v.lane(1);
+    into.set(a2, v.lane(1) + a2);
+  }
 
   /** Whether this JVM's C2 on this CPU compiles 512-bit long vectors (AVX-512). */
   static boolean native512() {

@@ -95,6 +95,27 @@ class Hash128Test {
     assertThat(h2[1016]).isZero();
   }
 
+  @Property(seed = "42", tries = 500)
+  void vectorFmixBoth_equalsScalar(@ForAll long a, @ForAll long b) {
+    // Both paths directly: the tests against Guava take whichever this CPU selects.
+    Hash128 vector = new Hash128();
+    VectorHash.fmixBoth(a, b, vector);
+    Hash128 scalar = new Hash128().fmixBoth(a, b);
+    assertThat(new long[] {vector.h1(), vector.h2()}).containsExactly(scalar.h1(), scalar.h2());
+  }
+
+  @Property(seed = "42", tries = 500)
+  void vectorFinishLong_equalsScalarAndGuava(@ForAll long value) {
+    long k = Hash128.mixK1(value) ^ 8;
+    Hash128 vector = new Hash128();
+    VectorHash.finishLong(k, vector);
+    Hash128 scalar = new Hash128().fmixBoth(k + 8, k + 16);
+    byte[] bytes = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array();
+    long[] expected = guava(bytes, 0, 8);
+    assertThat(new long[] {vector.h1(), vector.h2()}).containsExactly(expected);
+    assertThat(new long[] {scalar.h1(), scalar.h2()}).containsExactly(expected);
+  }
+
   @Test
   void scalarHashLongs_equalsHashLong_fromAnyStart() {
     // The scalar path in full, whether or not this CPU takes the vector one in hashLongs.

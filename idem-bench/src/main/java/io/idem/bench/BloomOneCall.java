@@ -16,6 +16,8 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code hash+lookup}: what a caller with a key does, {@code hashLong} then {@code
  *       mightContain}, one key at a time ({@link BloomVersus}'s "one at a time");
+ *   <li>{@code scalar-hash+lookup}: the same with the same hash computed in scalar code, as {@code
+ *       hashLong} did before it ended in a two-lane vector (and still does without AVX-512);
  *   <li>{@code lookup}: the filter's own operation, {@code mightContain(h1, h2)}, one key at a
  *       time, the hashes computed before the rounds (every filter takes the item's hash);
  *   <li>{@code hash}: {@code hashLong} alone, no memory touched;
@@ -28,8 +30,8 @@ import java.util.Locale;
  *   <li>{@code one-line}: {@link BloomVersus}'s floor, one load from each key's block.
  * </ul>
  *
- * A first pass checks that the three variants that use Idem's hash and look up give the same count
- * on every call, and the same answer for every key. Not a JMH benchmark: {@code
+ * A first pass checks that the four variants that use Idem's hash and look up give the same count
+ * on every call, the same hash and the same answer for every key. Not a JMH benchmark: {@code
  * scripts/bench-jmh.sh BloomOneCall [-- rounds [capacity [storage]]]}; 100 M keys fit the script's
  * 3 GB heap. BENCHMARKS.md, "One call at a time", says what the figures show.
  */
@@ -42,6 +44,32 @@ public final class BloomOneCall {
     int found = 0;
     for (int i = from; i < from + CALL; i++) {
       found += f.mightContain(hash.hashLong(keys[i])) ? 1 : 0;
+    }
+    return found;
+  }
+
+  /** Murmur3 of one long as Hash128's scalar path computes it, halves into {@code pair}. */
+  private static void scalarHashLong(long value, long[] pair) {
+    long a = Long.rotateLeft(value * 0x87c37b91114253d5L, 31) * 0x4cf5ad432745937fL ^ 8;
+    long b = a + 16;
+    a = fmix(a + 8);
+    b = fmix(b);
+    a += b;
+    pair[0] = a;
+    pair[1] = b + a;
+  }
+
+  private static long fmix(long k) {
+    k = (k ^ k >>> 33) * 0xff51afd7ed558ccdL;
+    k = (k ^ k >>> 33) * 0xc4ceb9fe1a85ec53L;
+    return k ^ k >>> 33;
+  }
+
+  private static int scalarHashThenLookup(BloomFilter f, long[] pair, long[] keys, int from) {
+    int found = 0;
+    for (int i = from; i < from + CALL; i++) {
+      scalarHashLong(keys[i], pair);
+      found += f.mightContain(pair[0], pair[1]) ? 1 : 0;
     }
     return found;
   }
@@ -111,16 +139,25 @@ public final class BloomOneCall {
     long[] h1 = new long[absent.length];
     long[] h2 = new long[absent.length];
     Hash128.hashLongs(absent, 0, absent.length, h1, h2);
+    long[] pair = new long[2];
     long[] batchH1 = new long[CALL];
     long[] batchH2 = new long[CALL];
     boolean[] out = new boolean[CALL];
     int blocks = BloomFilter.sizing(capacity, BloomBenchmark.ERROR_RATE).blocks();
     List<String> names =
         List.of(
-            "hash+lookup", "lookup", "hash", "mul-hash+lookup", "batched", "hashLongs", "one-line");
+            "hash+lookup",
+            "scalar-hash+lookup",
+            "lookup",
+            "hash",
+            "mul-hash+lookup",
+            "batched",
+            "hashLongs",
+            "one-line");
     List<Rounds.Variant> variants =
         List.of(
             from -> hashThenLookup(filter, hash, absent, from),
+            from -> scalarHashThenLookup(filter, pair, absent, from),
             from -> lookup(filter, h1, h2, from),
             from -> hashOnly(hash, absent, from),
             from -> mulHashThenLookup(filter, absent, from),
@@ -131,7 +168,10 @@ public final class BloomOneCall {
     long found = 0;
     for (int from = 0; from < absent.length; from += CALL) {
       int[] counts = {
-        variants.get(0).run(from), variants.get(1).run(from), variants.get(4).run(from)
+        variants.get(0).run(from),
+        variants.get(1).run(from),
+        variants.get(2).run(from),
+        variants.get(5).run(from)
       };
       if (Arrays.stream(counts).distinct().count() != 1) {
         throw new AssertionError(
@@ -140,6 +180,10 @@ public final class BloomOneCall {
       for (int i = 0; i < CALL; i++) { // out holds the batch's answers, key by key
         int key = from + i;
         boolean each = filter.mightContain(hash.hashLong(absent[key]));
+        scalarHashLong(absent[key], pair);
+        if (pair[0] != hash.h1() || pair[1] != hash.h2()) {
+          throw new AssertionError("key " + key + " hashed otherwise in scalar code");
+        }
         if (out[i] != each || filter.mightContain(h1[key], h2[key]) != each) {
           throw new AssertionError("key " + key + " answered otherwise by the batch");
         }
@@ -149,7 +193,7 @@ public final class BloomOneCall {
     System.out.printf(
         Locale.ROOT,
         "Idem Bloom probe %s, storage %s; %d keys at %.0f %%; %d absent probes, %d found by all"
-            + " three ways%n",
+            + " four ways%n",
         BloomFilter.probeKind(),
         storage,
         capacity,

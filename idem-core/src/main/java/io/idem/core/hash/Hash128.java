@@ -9,7 +9,8 @@ import java.util.Objects;
 /**
  * A reusable holder for the 128-bit hash of one item: two 64-bit halves, {@link #h1()} and {@link
  * #h2()}. Not thread-safe: each thread keeps its own and refills it with {@link #hash}; nothing is
- * allocated per call.
+ * allocated per call once C2 has compiled the hash (where it ends in VectorHash, the interpreter
+ * and C1 run the vector API in Java, which allocates).
  *
  * <p>The function is MurmurHash3 x64 128 with seed 0, byte for byte the same as Guava's {@code
  * Hashing.murmur3_128()} (checked in Hash128Test). Every persisted structure records {@link
@@ -67,7 +68,10 @@ public final class Hash128 {
     return hash(s.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** Hashes the eight little-endian bytes of {@code value}, with no allocation. */
+  /**
+   * Hashes the eight little-endian bytes of {@code value}, with no allocation once C2 has compiled
+   * it (the vector path allocates in the interpreter and C1).
+   */
   public Hash128 hashLong(long value) {
     // finish(mixK1(value), 0, 8), its first steps done here: a ^= 8, b = 0 ^ 8, a += b, b += a.
     long a = mixK1(value) ^ 8;
@@ -75,7 +79,12 @@ public final class Hash128 {
       VectorHash.finishLong(a, this);
       return this;
     }
-    return fmixBoth(a + 8, a + 16);
+    return scalarFinishLong(a);
+  }
+
+  /** hashLong's end on the scalar path, given {@code k = mixK1(value) ^ 8}. */
+  Hash128 scalarFinishLong(long k) {
+    return fmixBoth(k + 8, k + 16);
   }
 
   /**

@@ -109,7 +109,7 @@ class Hash128Test {
     long k = Hash128.mixK1(value) ^ 8;
     Hash128 vector = new Hash128();
     VectorHash.finishLong(k, vector);
-    Hash128 scalar = new Hash128().fmixBoth(k + 8, k + 16);
+    Hash128 scalar = new Hash128().scalarFinishLong(k);
     byte[] bytes = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array();
     long[] expected = guava(bytes, 0, 8);
     assertThat(new long[] {vector.h1(), vector.h2()}).containsExactly(expected);

@@ -72,8 +72,15 @@ mkdir -p "$out"
   date -u +%Y-%m-%dT%H:%M:%SZ
   "$java" -version 2>&1
   lscpu | grep -E 'Model name|^CPU family|^Model:|^CPU\(s\)|L2 cache|L3 cache' || true
-  # The hosts differ from day to day; without AVX-512 Idem's vector paths are off (scalar).
-  if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then echo "AVX-512: yes"; else echo "AVX-512: no"; fi
+  # The host can change from one run to the next. This is the CPU's flag; whether Idem's vector
+  # paths run is what the JVM makes of it: the Bloom mains and BloomBenchmark print the probe.
+  if [ ! -r /proc/cpuinfo ]; then
+    echo "AVX-512 (CPU flag): unknown"
+  elif grep -qw avx512f /proc/cpuinfo; then
+    echo "AVX-512 (CPU flag): yes"
+  else
+    echo "AVX-512 (CPU flag): no"
+  fi
   echo "JMH options: ${jmh_opts[*]} ${extra[*]}"
 } > "$out/env.txt"
 cat "$out/env.txt" >&2

@@ -20,26 +20,18 @@ import java.util.Locale;
  * <p>Variants, each over 2^20 keys read 64 at a time: Idem batched ({@code hashLongs}, then {@code
  * mightContainAll}), Guava one key at a time (its API has no batch), and Idem one key at a time
  * ({@code hashLong}, then {@code mightContain}) in the same loop as Guava's; for absent keys, then
- * present ones; the floor under them all, one load from each key's block ({@link #floor}); and Idem
- * batched on a filter small enough to stay in cache ({@link #CACHED_KEYS}). Guava needs about 8 s
- * to reach its speed (JMH's warm-up), so four rounds are warm-up. A first pass checks that every
- * present key is found by every variant and that Idem's two ways give the same count on every call.
- * Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomVersus [-- rounds]}, or {@code java -Xms3g
- * -Xmx3g --add-modules jdk.incubator.vector -cp benchmarks.jar io.idem.bench.BloomVersus [rounds
- * [capacity]]}. A capacity of 100 M (filters of 120 MB, far past the 32 MiB L3 this machine
- * reports, where at 10 M the filters partly stay cached) needs {@code -Xms10g -Xmx10g}: Guava's
- * keys are boxed.
+ * present ones; and the floor under them all, one load from each key's block ({@link #floor}).
+ * Guava needs about 8 s to reach its speed (JMH's warm-up), so four rounds are warm-up. A first
+ * pass checks that every present key is found by every variant and that Idem's two ways give the
+ * same count on every call. Not a JMH benchmark: {@code scripts/bench-jmh.sh BloomVersus [--
+ * rounds]}, or {@code java -Xms3g -Xmx3g --add-modules jdk.incubator.vector -cp benchmarks.jar
+ * io.idem.bench.BloomVersus [rounds [capacity]]}. A capacity of 100 M (filters of 120 MB, far past
+ * the 32 MiB L3 this machine reports, where at 10 M the filters partly stay cached) needs {@code
+ * -Xms10g -Xmx10g}: Guava's keys are boxed.
  */
 public final class BloomVersus {
   private static final int CALL = Rounds.CALL;
   private static final int PROBES = BloomBenchmark.PROBES;
-
-  /**
-   * The keys of the filter that stays in cache (about 20 KB at 1 %): its batches time the lookup's
-   * own instructions and the hash, which out of cache come on top of the floor where the core
-   * cannot overlap them with the misses.
-   */
-  private static final int CACHED_KEYS = 1 << 14;
 
   private BloomVersus() {}
 
@@ -99,10 +91,6 @@ public final class BloomVersus {
     var guava = (BloomBenchmark.GuavaSubject) BloomBenchmark.Impl.GUAVA.subject(keys, absent);
     idem.fill();
     guava.fill();
-    var cached =
-        (BloomBenchmark.IdemSubject)
-            BloomBenchmark.Impl.IDEM.subject(Arrays.copyOf(keys, CACHED_KEYS), absent);
-    cached.fill();
     int blocks = BloomFilter.sizing(capacity, BloomBenchmark.ERROR_RATE).blocks();
     List<String> names =
         List.of(
@@ -112,8 +100,7 @@ public final class BloomVersus {
             "idem-batch-present",
             "guava-present",
             "idem-each-present",
-            "one-line",
-            "idem-batch-cached");
+            "one-line");
     List<Rounds.Variant> variants =
         List.of(
             from -> idem.containsBatch(from, CALL, true),
@@ -122,8 +109,7 @@ public final class BloomVersus {
             from -> idem.containsBatch(from, CALL, false),
             from -> eachGuava(guava, from, false),
             from -> eachIdem(idem, from, false),
-            floor(absent, blocks),
-            from -> cached.containsBatch(from, CALL, true));
+            floor(absent, blocks));
 
     long[] found = new long[variants.size()];
     for (int from = 0; from < PROBES; from += CALL) {
@@ -161,17 +147,6 @@ public final class BloomVersus {
         Locale.ROOT,
         "Idem batched absent / one-line floor, round by round: median %.2f%n",
         r.median(overFloor));
-    double[] beyond = new double[ns[0].length];
-    for (int round = 0; round < beyond.length; round++) {
-      beyond[round] = ns[0][round] - ns[6][round];
-    }
-    System.out.printf(
-        Locale.ROOT,
-        "Idem batched absent minus the floor, round by round: median %.1f ns; the same batches on"
-            + " a filter in cache (%d keys): median %.1f ns%n",
-        r.median(beyond),
-        CACHED_KEYS,
-        r.median(ns[7]));
   }
 
   /**

@@ -139,7 +139,7 @@ public final class RocksStore implements Journal {
   private final ReentrantLock appendLock = new ReentrantLock();
   private final Condition hasWork = appendLock.newCondition();
   private ArrayList<Op> pending = new ArrayList<>();
-  private long lastSeq;
+  private volatile long lastSeq; // written under appendLock
   private boolean committerWaiting;
   private boolean closing;
   private boolean paused;
@@ -155,6 +155,12 @@ public final class RocksStore implements Journal {
   private final ReentrantLock waiterLock = new ReentrantLock();
   private ArrayList<Waiter> waiters = new ArrayList<>();
 
+  /**
+   * The seq of the last FLUSHALL, whose range deletes cover every id's chunks: a snapshot writes
+   * its chunks only once that is in the log, or the deletes would land after and take them.
+   */
+  private volatile long lastFlushSeq;
+
   /** Values changed since their last snapshot, by id. */
   private final Map<Long, Entry> dirty = new ConcurrentHashMap<>();
 
@@ -169,6 +175,7 @@ public final class RocksStore implements Journal {
 
   private final Thread committer;
   private final Thread syncer;
+  private final StoreFaults faults;
 
   private record Waiter(long seq, Runnable action) {}
 
@@ -189,9 +196,11 @@ public final class RocksStore implements Journal {
     RocksDB.loadLibrary();
   }
 
-  private RocksStore(Path dir, Codecs codecs, FsyncPolicy policy) throws IOException {
+  private RocksStore(Path dir, Codecs codecs, FsyncPolicy policy, StoreFaults faults)
+      throws IOException {
     this.dir = dir;
     this.codecs = codecs;
+    this.faults = faults;
     this.policy = policy;
     this.writeOptions = policy == FsyncPolicy.ALWAYS ? sync : noSync;
     try {
@@ -313,7 +322,18 @@ public final class RocksStore implements Journal {
   public static Opened open(
       Path dir, Codecs codecs, FsyncPolicy policy, java.util.function.LongSupplier clock)
       throws IOException {
-    RocksStore store = new RocksStore(dir, codecs, policy);
+    return open(dir, codecs, policy, clock, StoreFaults.NONE);
+  }
+
+  /** As above, with faults injected where {@code faults} says (tests of the failure paths). */
+  public static Opened open(
+      Path dir,
+      Codecs codecs,
+      FsyncPolicy policy,
+      java.util.function.LongSupplier clock,
+      StoreFaults faults)
+      throws IOException {
+    RocksStore store = new RocksStore(dir, codecs, policy, faults);
     try {
       Engine engine = store.load(clock);
       store.committer.start();
@@ -615,12 +635,7 @@ public final class RocksStore implements Journal {
 
   @Override
   public long lastSeq() {
-    appendLock.lock();
-    try {
-      return lastSeq;
-    } finally {
-      appendLock.unlock();
-    }
+    return lastSeq;
   }
 
   @Override
@@ -779,7 +794,7 @@ public final class RocksStore implements Journal {
     }
     String why = failure;
     if (why != null) {
-      throw new java.io.UncheckedIOException(new IOException("cannot write rows: " + why));
+      throw new java.io.UncheckedIOException(new IOException("the log cannot be written: " + why));
     }
   }
 
@@ -876,6 +891,7 @@ public final class RocksStore implements Journal {
             }
             try (WriteBatch b = new WriteBatch()) {
               writeRows(b, valueId, changes.subList(from, to));
+              faults.at(StoreFaults.Step.ROWS_WRITE);
               db.write(noSync, b);
             } catch (RocksDBException e) {
               throw new java.io.UncheckedIOException(
@@ -963,33 +979,41 @@ public final class RocksStore implements Journal {
   @Override
   public long flushed() {
     dirty.clear(); // the engine holds every key's lock: nothing is dirtied meanwhile
-    return append(
-        0,
-        (b, seq) -> {
-          b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
-          b.deleteRange(objects, idKey(0), idKey(-1));
-          b.deleteRange(chunks, idKey(0), idKey(-1));
-          b.deleteRange(rowsCf, idKey(0), idKey(-1));
-          b.deleteRange(logCf, seqKey(0), seqKey(seq));
-        });
+    long flushSeq =
+        append(
+            0,
+            (b, seq) -> {
+              b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
+              b.deleteRange(objects, idKey(0), idKey(-1));
+              b.deleteRange(chunks, idKey(0), idKey(-1));
+              b.deleteRange(rowsCf, idKey(0), idKey(-1));
+              b.deleteRange(logCf, seqKey(0), seqKey(seq));
+            });
+    lastFlushSeq = flushSeq;
+    return flushSeq;
   }
 
   @Override
   public void whenDurable(long seq, Runnable action) {
-    if (seq <= durableSeq || failure != null) {
+    if (seq <= durableSeq) {
       action.run();
       return;
     }
+    boolean now;
     waiterLock.lock();
     try {
-      if (seq > durableSeq) {
+      // Under the lock: a failure set before runWaiters takes it is seen here, and a waiter added
+      // here before that is run by runWaiters. Either way no waiter is left behind.
+      now = seq <= durableSeq || failure != null;
+      if (!now) {
         waiters.add(new Waiter(seq, action));
-        return;
       }
     } finally {
       waiterLock.unlock();
     }
-    action.run();
+    if (now) {
+      action.run();
+    }
   }
 
   /** Why the log cannot be written, or null while it can. Writes are refused once set. */
@@ -1026,35 +1050,63 @@ public final class RocksStore implements Journal {
       } finally {
         appendLock.unlock();
       }
-      long last = ops.getLast().seq();
-      long bytes = 0;
-      try (WriteBatch batch = new WriteBatch()) {
-        for (Op op : ops) {
-          op.write().to(batch, op.seq());
-          bytes += op.logBytes();
+      try {
+        // Once a group fails, no later group is written: the log has no holes, and a truncation
+        // queued after a lost snapshot pointer never lands. Their changes stay unacknowledged.
+        if (failure == null) {
+          commit(ops);
         }
-        batch.put(meta, META_SEQ, seqKey(last));
-        db.write(writeOptions, batch);
-        if (writeOptions == sync) {
-          syncedSeq = last;
-        }
-      } catch (RocksDBException | RuntimeException e) {
-        log.error("cannot write the log; refusing writes from now on", e);
-        failure = "cannot write the log: " + e.getMessage();
-      }
-      logBytesSinceSnapshot.addAndGet(bytes);
-      if (failure == null) {
-        for (Op op : ops) {
-          if (op.written() != null) {
-            op.written().run();
-          }
-        }
-        durableSeq = last;
+      } catch (Throwable e) {
+        fail("cannot write the log", e);
       }
       ops.clear();
       spare = ops;
       runWaiters();
     }
+  }
+
+  /** Writes one group in one batch, then marks it durable and runs its changes' callbacks. */
+  private void commit(ArrayList<Op> ops) throws RocksDBException {
+    long last = ops.getLast().seq();
+    long bytes = 0;
+    faults.at(StoreFaults.Step.COMMIT_WRITE);
+    try (WriteBatch batch = new WriteBatch()) {
+      for (Op op : ops) {
+        op.write().to(batch, op.seq());
+        bytes += op.logBytes();
+      }
+      batch.put(meta, META_SEQ, seqKey(last));
+      WriteOptions options = writeOptions;
+      db.write(options, batch);
+      if (options == sync) {
+        syncedSeq = last;
+      }
+    }
+    logBytesSinceSnapshot.addAndGet(bytes);
+    durableSeq = last;
+    faults.at(StoreFaults.Step.COMMIT_WRITTEN);
+    for (Op op : ops) {
+      if (op.written() != null) {
+        op.written().run();
+      }
+    }
+  }
+
+  /**
+   * Refuses writes from now on: the first failure is kept, logged and shown in INFO; every waiter
+   * is woken (a reply waiting for a change that will never be written is dropped, not sent).
+   */
+  private void fail(String what, Throwable e) {
+    synchronized (this) {
+      if (failure != null) {
+        log.error("{} (writes were already refused)", what, e);
+        return;
+      }
+      failure =
+          what + ": " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    }
+    log.error("durability failure, refusing writes from now on: {}", failure, e);
+    runWaiters();
   }
 
   private void runWaiters() {
@@ -1077,7 +1129,7 @@ public final class RocksStore implements Journal {
     for (Waiter w : ready) {
       try {
         w.action().run();
-      } catch (RuntimeException e) {
+      } catch (Throwable e) {
         log.error("a durability waiter failed", e);
       }
     }
@@ -1090,15 +1142,15 @@ public final class RocksStore implements Journal {
       } catch (InterruptedException e) {
         return;
       }
-      long durable = durableSeq;
-      if (policy == FsyncPolicy.EVERYSEC && durable > syncedSeq) {
-        try {
+      try {
+        long durable = durableSeq;
+        if (policy == FsyncPolicy.EVERYSEC && durable > syncedSeq && failure == null) {
+          faults.at(StoreFaults.Step.FSYNC);
           db.syncWal();
           syncedSeq = durable;
-        } catch (RocksDBException e) {
-          log.error("cannot fsync the log", e);
-          failure = "cannot fsync the log: " + e.getMessage();
         }
+      } catch (Throwable e) {
+        fail("cannot fsync the log", e);
       }
     }
   }
@@ -1206,45 +1258,102 @@ public final class RocksStore implements Journal {
     snapshotRunning = true;
     long started = System.currentTimeMillis();
     try {
+      refuseIfFailed("snapshot");
       long roundStart = lastSeq();
       logBytesSinceSnapshot.set(0);
       for (Entry e : List.copyOf(dirty.values())) {
         snapshotOne(engine, e);
       }
+      faults.at(StoreFaults.Step.SNAPSHOT_POINTERS);
+      // Queued after every pointer of the round: the committer writes it only if they were written
+      // (it writes nothing after a failed group).
       append(0, (b, seq) -> b.deleteRange(logCf, seqKey(0), seqKey(roundStart + 1)));
+      faults.at(StoreFaults.Step.SNAPSHOT_TRUNCATED);
       lastSnapshotSeq = roundStart;
       lastSnapshotMillis = System.currentTimeMillis();
       lastSnapshotDurationMillis = lastSnapshotMillis - started;
       snapshotsTaken++;
+    } catch (RocksDBException e) {
+      throw new IOException("cannot take a snapshot: " + e.getMessage(), e);
     } finally {
       snapshotRunning = false;
       snapshotLock.unlock();
     }
   }
 
+  private void refuseIfFailed(String what) throws IOException {
+    String why = failure;
+    if (why != null) {
+      throw new IOException("cannot " + what + ": " + why);
+    }
+  }
+
   /** A snapshot taken under the key's lock: the value's bytes and the seq they are current at. */
   private record Image(long seq, byte type, List<byte[]> chunks) {}
 
-  private void snapshotOne(Engine engine, Entry e) throws IOException {
-    Image image =
-        engine.locked(
-            e,
-            en -> {
-              dirty.remove(en.id(), en);
-              ChunkedOutput out = new ChunkedOutput();
-              try {
-                write(en, out);
-              } catch (IOException x) {
-                throw new java.io.UncheckedIOException(x);
-              }
-              return new Image(lastSeq(), en.codec().typeId(), out.finish());
-            });
+  /**
+   * Snapshots one value. Its "changed" mark goes only once its image is whole, and comes back if
+   * anything after fails (an exception or an Error): a value is never left unmarked while the log
+   * still holds changes its stored snapshot lacks, so no round truncates them.
+   */
+  private void snapshotOne(Engine engine, Entry e) throws IOException, RocksDBException {
+    Image image;
+    try {
+      image = image(engine, e);
+    } catch (SnapshotFailure f) {
+      switch (f.getCause()) {
+        case IOException x -> throw x;
+        case RocksDBException x -> throw x;
+        default -> throw f;
+      }
+    }
     if (image == null) {
       dirty.remove(e.id(), e);
       return; // deleted meanwhile
     }
+    boolean done = false;
+    try {
+      writeSnapshot(engine, e, image);
+      done = true;
+    } finally {
+      if (!done) {
+        dirty.putIfAbsent(e.id(), e);
+      }
+    }
+  }
+
+  private @Nullable Image image(Engine engine, Entry e) {
+    return engine.locked(
+        e,
+        en -> {
+          ChunkedOutput out = new ChunkedOutput();
+          try {
+            write(en, out);
+            faults.at(StoreFaults.Step.SNAPSHOT_IMAGE);
+          } catch (IOException | RocksDBException x) {
+            throw new SnapshotFailure(x);
+          }
+          Image built = new Image(lastSeq(), en.codec().typeId(), out.finish());
+          // Under the key's lock, so no change of this value falls between image and mark.
+          dirty.remove(en.id(), en);
+          return built;
+        });
+  }
+
+  /** An IOException or RocksDBException thrown under a key's lock, rethrown outside it. */
+  private static final class SnapshotFailure extends RuntimeException {
+    SnapshotFailure(Exception cause) {
+      super(cause);
+    }
+  }
+
+  private void writeSnapshot(Engine engine, Entry e, Image image)
+      throws IOException, RocksDBException {
     long version = image.seq();
     long id = e.id();
+    if (lastFlushSeq > durableSeq) {
+      awaitDurable(lastFlushSeq);
+    }
     try (WriteBatch b = new WriteBatch()) {
       long batched = 0;
       for (int i = 0; i < image.chunks().size(); i++) {
@@ -1259,9 +1368,9 @@ public final class RocksStore implements Journal {
       }
       db.write(noSync, b);
     } catch (RocksDBException x) {
-      dirty.put(e.id(), e);
       throw new IOException("cannot write a snapshot: " + x.getMessage(), x);
     }
+    faults.at(StoreFaults.Step.SNAPSHOT_CHUNKS);
     // Point the object at the new version, unless the value went away while chunks were written
     // (then the chunks are garbage, dropped at the next start).
     engine.locked(

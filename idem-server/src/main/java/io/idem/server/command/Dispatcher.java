@@ -53,9 +53,10 @@ public final class Dispatcher {
       log.error("command {} failed", spec.name(), e);
       reply = Reply.err("internal error in '" + spec.name() + "': " + e.getClass().getSimpleName());
     }
-    if (spec.has(CommandSpec.Flag.WRITE)) {
+    if (spec.has(CommandSpec.Flag.WRITE) || spec.has(CommandSpec.Flag.READONLY)) {
       // Whatever this command saw or changed is in the journal at or before lastSeq: the reply
-      // waits for it, so an acknowledged add is never lost, even one another client made.
+      // waits for it, so an acknowledged add is never lost, even one another client made, and a
+      // crash never takes back what a read showed (docs/durability.md).
       session.requireDurable(server.engine().journal().lastSeq());
     }
     long micros = (System.nanoTime() - start) / 1000;

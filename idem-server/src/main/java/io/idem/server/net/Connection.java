@@ -113,6 +113,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void run(Command command) {
+    if (looksLikeHttp(command)) {
+      // Cross-protocol scripting: a web page can make a browser POST to this port, and each line
+      // of the request would run as an inline command. Redis closes such a client at once.
+      server.logDropped(session, "it sent an HTTP request line or header (" + command.name() + ")");
+      closeAfterWrite = true;
+      held.clear();
+      ctx.close();
+      return;
+    }
     Reply reply = dispatcher.dispatch(session, command);
     long seq = session.takeDurableSeq();
     enqueue(reply, seq);
@@ -134,6 +143,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         ctx.channel().config().setAutoRead(false);
       }
     }
+  }
+
+  /** Whether the command is an HTTP method or header line that no Redis command is named like. */
+  static boolean looksLikeHttp(Command command) {
+    return command.is(0, "POST") || command.is(0, "Host:");
   }
 
   @Override
@@ -174,9 +188,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private void durable() {
     waiting = false;
     if (server.journalFailure() != null) {
-      // The log cannot be written: the held replies must not be sent as acknowledgements.
+      // The log cannot be written: replies whose changes it holds still go, the others must never
+      // be sent as acknowledgements; then the connection closes.
+      long durable = journal.durableSeq();
+      while (!held.isEmpty() && held.peek().seq() <= durable) {
+        Held h = held.poll();
+        RespEncoder.write(h.reply(), h.protocol(), out);
+      }
+      if (!held.isEmpty()) {
+        server.logDropped(
+            session,
+            held.size() + " replies dropped: the log cannot be written, so not acknowledged");
+      }
       held.clear();
-      ctx.close();
+      closeAfterWrite = true;
+      if (!flushOut()) {
+        ctx.close();
+      }
       return;
     }
     release();

@@ -11,6 +11,7 @@ import io.idem.server.engine.Engine;
 import io.idem.server.resp.RespDecoder;
 import io.idem.server.resp.RespLimits;
 import io.idem.server.store.RocksStore;
+import io.idem.server.store.StoreFaults;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -121,6 +122,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
 
   /** Opens the store in the configured directory, loads it, and listens. */
   public static IdemServer start(Config config) throws StartException {
+    return start(config, StoreFaults.NONE);
+  }
+
+  /** As above, with the store's faults injected where {@code faults} says (tests). */
+  public static IdemServer start(Config config, StoreFaults faults) throws StartException {
     Path dir = Path.of(config.get("dir"));
     RocksStore.Opened opened;
     try {
@@ -129,7 +135,8 @@ public final class IdemServer implements ServerContext, AutoCloseable {
               dir,
               Commands.codecs(),
               RocksStore.FsyncPolicy.parse(config.get("appendfsync")),
-              System::currentTimeMillis);
+              System::currentTimeMillis,
+              faults);
     } catch (IOException e) {
       throw new StartException(e.getMessage(), e);
     }
@@ -216,68 +223,68 @@ public final class IdemServer implements ServerContext, AutoCloseable {
 
   private void startBackground() {
     // Active expiry: only due keys are visited, from the expiry index.
-    cron.scheduleWithFixedDelay(
+    repeat(
+        cron,
+        "active expiry",
+        100,
         () -> {
-          try {
-            while (engine.expireDue(1000) == 1000) {
-              // more are due: keep going, in bounded steps
-            }
-          } catch (RuntimeException e) {
-            log.error("active expiry failed", e);
+          while (engine.expireDue(1000) == 1000) {
+            // more are due: keep going, in bounded steps
           }
-        },
-        100,
-        100,
-        TimeUnit.MILLISECONDS);
-    cron.scheduleWithFixedDelay(this::everySecond, 1, 1, TimeUnit.SECONDS);
+        });
+    repeat(cron, "the once-a-second round", 1000, this::everySecond);
     // Often, so a write load overshoots snapshot-log-bytes by little: the default is chosen so the
     // log is truncated while still in memory (RocksStore.LOG_BYTES_BEFORE_FLUSH).
-    cron.scheduleWithFixedDelay(
+    repeat(
+        cron,
+        "the snapshot trigger",
+        20,
+        () -> {
+          if (store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
+            saveInBackground();
+          }
+        });
+    repeat(background, "background work (dedup rows, dropped slices)", 50, engine::runBackground);
+  }
+
+  /**
+   * Runs {@code task} every {@code millis} on {@code executor}. A failure, even an Error, is logged
+   * and the task runs again next time: a scheduled executor cancels a task for good once it throws.
+   * (A real OutOfMemoryError ends the process first: the launcher runs the JVM with
+   * ExitOnOutOfMemoryError.)
+   */
+  private static void repeat(
+      ScheduledExecutorService executor, String what, long millis, Runnable task) {
+    executor.scheduleWithFixedDelay(
         () -> {
           try {
-            if (store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
-              saveInBackground();
-            }
-          } catch (RuntimeException e) {
-            log.error("background task failed", e);
+            task.run();
+          } catch (Throwable e) {
+            log.error("{} failed; it runs again in {} ms", what, millis, e);
           }
         },
-        20,
-        20,
-        TimeUnit.MILLISECONDS);
-    background.scheduleWithFixedDelay(
-        () -> {
-          try {
-            engine.runBackground();
-          } catch (RuntimeException e) {
-            log.error("background work failed; it is tried again", e);
-          }
-        },
-        50,
-        50,
+        millis,
+        millis,
         TimeUnit.MILLISECONDS);
   }
 
   private void everySecond() {
-    try {
-      long processed = stats.commandsProcessed.sum();
-      opsPerSec = processed - lastCommandCount;
-      lastCommandCount = processed;
-      long now = System.currentTimeMillis();
-      long interval = config.getLong("snapshot-interval") * 1000;
-      if (store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval) {
-        saveInBackground();
-      }
-      long timeout = config.getLong("timeout") * 1000;
-      if (timeout > 0) {
-        for (Session s : sessions.values()) {
-          if (now - s.lastCommandMillis() > timeout) {
-            s.close();
-          }
+    long processed = stats.commandsProcessed.sum();
+    opsPerSec = processed - lastCommandCount;
+    lastCommandCount = processed;
+    long now = System.currentTimeMillis();
+    long interval = config.getLong("snapshot-interval") * 1000;
+    if (store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval) {
+      saveInBackground();
+    }
+    long timeout = config.getLong("timeout") * 1000;
+    if (timeout > 0) {
+      for (Session s : sessions.values()) {
+        if (now - s.lastCommandMillis() > timeout) {
+          log.info("closing client id={} addr={}: idle past timeout", s.id(), s.address());
+          s.close();
         }
       }
-    } catch (RuntimeException e) {
-      log.error("background task failed", e);
     }
   }
 
@@ -288,6 +295,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     stats.connectionsReceived.increment();
     if (sessions.size() >= config.getLong("maxclients") || closed.get()) {
       stats.rejectedConnections.increment();
+      log.warn(
+          "rejected a connection from {}: {}",
+          address(ch.remoteAddress()),
+          closed.get() ? "shutting down" : "maxclients (" + config.get("maxclients") + ") reached");
       return null;
     }
     boolean open = config.get("requirepass").isEmpty();
@@ -302,6 +313,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     sessions.put(s.id(), s);
     channels.put(s.id(), ch);
     return s;
+  }
+
+  /** Logs a connection the server closes on its own, with why: one line each. */
+  void logDropped(Session s, String why) {
+    log.warn("closed client id={} addr={}: {}", s.id(), s.address(), why);
   }
 
   void unregister(Session s) {
@@ -426,7 +442,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
           try {
             store.snapshot(engine);
             lastSaveSeconds = System.currentTimeMillis() / 1000;
-          } catch (IOException | RuntimeException e) {
+          } catch (Throwable e) {
             log.error("background snapshot failed", e);
           } finally {
             snapshotQueued.set(false);

@@ -33,6 +33,8 @@ public final class Connection {
   private static final Reply PONG = Reply.simple("PONG");
   private static final byte[] DEFAULT_USER = "default".getBytes(StandardCharsets.US_ASCII);
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Connection.class);
+
   private Connection() {}
 
   /** PING [message]: PONG, or the message as a bulk string. */
@@ -150,6 +152,8 @@ public final class Connection {
         MessageDigest.isEqual(user, DEFAULT_USER)
             && (required == null || MessageDigest.isEqual(pass, required));
     if (!ok) {
+      log.warn(
+          "AUTH failed for client id={} addr={}", call.session().id(), call.session().address());
       throw new CommandException(WRONGPASS);
     }
     call.session().setAuthenticated(true);

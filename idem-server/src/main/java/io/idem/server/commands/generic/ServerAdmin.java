@@ -21,6 +21,8 @@ public final class ServerAdmin {
   static final String NO_SHUTDOWN = "ERR No shutdown in progress.";
   private static final Reply BGSAVE_STARTED = Reply.simple("Background saving started");
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ServerAdmin.class);
+
   private ServerAdmin() {}
 
   /** CONFIG GET pattern [pattern ...]: name-value pairs (a map in RESP3), each name once. */
@@ -100,7 +102,22 @@ public final class ServerAdmin {
         throw setFailed(settings.get(i).name(), String.valueOf(e.getMessage()));
       }
     }
+    for (int i = 0; i < settings.size(); i++) {
+      String name = settings.get(i).name();
+      log.info(
+          "CONFIG SET {} {} (was {}) by client id={} addr={}",
+          name,
+          shown(name, config.get(name)),
+          shown(name, old.get(i)),
+          call.session().id(),
+          call.session().address());
+    }
     return Reply.OK;
+  }
+
+  /** A setting's value as the log shows it: never a password. */
+  private static String shown(String name, String value) {
+    return name.equals("requirepass") ? (value.isEmpty() ? "(none)" : "(hidden)") : value;
   }
 
   /** Checks a value on a scratch copy of the setting, so nothing is set and no listener runs. */

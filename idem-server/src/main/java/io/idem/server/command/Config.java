@@ -54,6 +54,13 @@ public final class Config {
     c.define(integer("port", 6379, 0, 65535, false, "TCP port; 0 picks a free one"));
     c.define(str("dir", "./idem-data", false, "the RocksDB directory"));
     c.define(str("requirepass", "", true, "password for AUTH; empty means none"));
+    c.define(
+        choice(
+            "protected-mode",
+            "yes",
+            List.of("yes", "no"),
+            true,
+            "with no requirepass, serve loopback clients only"));
     c.define(integer("maxclients", 10000, 1, 1_000_000, true, "connections accepted at once"));
     c.define(integer("timeout", 0, 0, Integer.MAX_VALUE, true, "idle seconds before close; 0 off"));
     c.define(

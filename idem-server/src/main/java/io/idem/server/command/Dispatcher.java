@@ -53,10 +53,12 @@ public final class Dispatcher {
       log.error("command {} failed", spec.name(), e);
       reply = Reply.err("internal error in '" + spec.name() + "': " + e.getClass().getSimpleName());
     }
-    if (spec.has(CommandSpec.Flag.WRITE) || spec.has(CommandSpec.Flag.READONLY)) {
+    if (spec.has(CommandSpec.Flag.WRITE)
+        || spec.has(CommandSpec.Flag.READONLY) && server.journalFailure() == null) {
       // Whatever this command saw or changed is in the journal at or before lastSeq: the reply
       // waits for it, so an acknowledged add is never lost, even one another client made, and a
-      // crash never takes back what a read showed (docs/durability.md).
+      // crash never takes back what a read showed. Once the log has failed nothing more becomes
+      // durable, and reads answer from memory as it is (docs/durability.md).
       session.requireDurable(server.engine().journal().lastSeq());
     }
     long micros = (System.nanoTime() - start) / 1000;

@@ -81,6 +81,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
       ctx.close();
       return;
     }
+    String denied = server.protectedModeDenial(ctx.channel());
+    if (denied != null) {
+      out.writeBytes(("-" + denied + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      closeAfterWrite = true;
+      flushOut();
+      return;
+    }
     ctx.fireChannelActive();
   }
 

@@ -315,6 +315,30 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     return s;
   }
 
+  /**
+   * The reply that turns a client away in protected mode, or null to serve it. Protected mode
+   * serves only loopback clients while no password is set, so a server bound to a public address by
+   * mistake is not open to the network.
+   */
+  @Nullable String protectedModeDenial(Channel ch) {
+    if (!config.getBool("protected-mode") || !config.get("requirepass").isEmpty()) {
+      return null;
+    }
+    if (ch.remoteAddress() instanceof InetSocketAddress a
+        && a.getAddress() != null
+        && !a.getAddress().isLoopbackAddress()) {
+      log.warn("denied a connection from {}: protected mode", address(a));
+      return PROTECTED_MODE;
+    }
+    return null;
+  }
+
+  static final String PROTECTED_MODE =
+      "DENIED Idem is in protected mode: no password is set, so it serves clients on the loopback"
+          + " interface only. To serve others, set a password (CONFIG SET requirepass from a"
+          + " loopback client, or --set requirepass=...), or, on a network you trust only, turn"
+          + " protected mode off (CONFIG SET protected-mode no, or --set protected-mode=no).";
+
   /** Logs a connection the server closes on its own, with why: one line each. */
   void logDropped(Session s, String why) {
     log.warn("closed client id={} addr={}: {}", s.id(), s.address(), why);

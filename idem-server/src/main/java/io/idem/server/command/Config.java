@@ -22,6 +22,8 @@ public final class Config {
     INT,
     /** A byte count with optional unit: 100, 1kb, 64mb, 2gb (Redis's units, 1024-based). */
     BYTES,
+    /** Redis's client-output-buffer-limit: groups of class, hard, soft, seconds. */
+    OUTPUT_LIMIT,
     BOOL,
     ENUM,
     STRING
@@ -64,7 +66,23 @@ public final class Config {
     c.define(integer("maxclients", 10000, 1, 1_000_000, true, "connections accepted at once"));
     c.define(integer("timeout", 0, 0, Integer.MAX_VALUE, true, "idle seconds before close; 0 off"));
     c.define(
-        bytes("maxmemory", 0, 0, Long.MAX_VALUE, true, "write limit for resident values; 0 off"));
+        bytes(
+            "maxmemory",
+            defaultMaxMemory(),
+            0,
+            Long.MAX_VALUE,
+            true,
+            "memory for values and client buffers before writes that grow it are refused; 0 off"));
+    c.define(
+        new Setting(
+            "client-output-buffer-limit",
+            Kind.OUTPUT_LIMIT,
+            OutputBufferLimit.DEFAULT,
+            true,
+            0,
+            0,
+            List.of(),
+            "unsent reply bytes that close a client: normal <hard> <soft> <soft seconds>"));
     c.define(
         choice(
             "appendfsync",
@@ -121,6 +139,15 @@ public final class Config {
         choice("appendonly", "yes", List.of("yes"), false, "always yes: the log is RocksDB's"));
     c.define(str("save", "", false, "unused: see snapshot-interval"));
     return c;
+  }
+
+  /**
+   * maxmemory's default: three quarters of the heap, in whole MiB. The rest is the room the server
+   * needs beside what maxmemory counts (rows not yet written, replies waiting for the log, snapshot
+   * images) and the collector's headroom.
+   */
+  public static long defaultMaxMemory() {
+    return Runtime.getRuntime().maxMemory() / 4 * 3 & -(1L << 20);
   }
 
   public static Setting str(String name, String def, boolean mutable, String help) {
@@ -238,6 +265,7 @@ public final class Config {
       }
       case INT -> Long.toString(inRange(s, parseLong(s, v)));
       case BYTES -> Long.toString(inRange(s, parseBytes(s, v)));
+      case OUTPUT_LIMIT -> OutputBufferLimit.normalize(v);
     };
   }
 

@@ -20,6 +20,7 @@ public final class Session {
   private volatile String lastCommand = "NULL";
   private volatile boolean closing;
   private long durableSeqNeeded;
+  private volatile long outputBytes;
 
   /**
    * @param closer closes the connection after the replies already queued are written
@@ -115,6 +116,15 @@ public final class Session {
     long s = durableSeqNeeded;
     durableSeqNeeded = 0;
     return s;
+  }
+
+  /** Bytes of replies not yet sent, as the connection last counted them (CLIENT LIST omem). */
+  public long outputBytes() {
+    return outputBytes;
+  }
+
+  public void setOutputBytes(long bytes) {
+    this.outputBytes = bytes;
   }
 
   /** Asks the connection to close once the replies already queued are written (QUIT, KILL). */

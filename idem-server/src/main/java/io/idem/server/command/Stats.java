@@ -27,6 +27,9 @@ public final class Stats {
   public final LongAdder netInputBytes = new LongAdder();
   public final LongAdder netOutputBytes = new LongAdder();
 
+  /** Clients closed for passing client-output-buffer-limit. */
+  public final LongAdder outputBufferLimitDisconnections = new LongAdder();
+
   private final Map<String, CommandStats> commands = new ConcurrentHashMap<>();
 
   public CommandStats command(String name) {

@@ -609,11 +609,36 @@ public final class Engine implements AutoCloseable {
 
   /**
    * Whether the server may spend {@code bytes} more: within maxmemory when one is set, and within
-   * the heap. Allocating may still fail when the heap is full of live data; callers catch that.
+   * the heap that is free: the heap less an eighth kept for everything that is not a value, less
+   * what is live (the larger of the values counted and what the last collection kept). Without the
+   * second test a large allocation passes whenever it fits an empty heap, and fails with an
+   * OutOfMemoryError once the heap is busy.
    */
   public boolean memoryFits(long bytes) {
     long max = maxMemory();
-    return (max <= 0 || bytes <= max - usedMemory()) && bytes <= Runtime.getRuntime().maxMemory();
+    return (max <= 0 || bytes <= max - usedMemory()) && bytes <= heapHeadroom();
+  }
+
+  /** Heap bytes one more allocation may take (see {@link #memoryFits}). */
+  public long heapHeadroom() {
+    long heap = Runtime.getRuntime().maxMemory();
+    long live = Math.max(usedMemory(), liveAfterLastCollection());
+    return heap - heap / 8 - live;
+  }
+
+  /** Heap bytes the last collection of each pool left in use: live data then, and a lower bound. */
+  private static long liveAfterLastCollection() {
+    long live = 0;
+    for (java.lang.management.MemoryPoolMXBean pool :
+        java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+        java.lang.management.MemoryUsage after = pool.getCollectionUsage();
+        if (after != null) {
+          live += after.getUsed();
+        }
+      }
+    }
+    return live;
   }
 
   /** Whether writes that may grow memory are refused now. */

@@ -2,8 +2,10 @@ package io.idem.server.net;
 
 import io.idem.server.command.Command;
 import io.idem.server.command.Dispatcher;
+import io.idem.server.command.OutputBufferLimit;
 import io.idem.server.command.Session;
 import io.idem.server.engine.Journal;
+import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
 import io.idem.server.resp.RespDecoder;
 import io.idem.server.resp.RespEncoder;
@@ -48,10 +50,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private boolean waiting;
   private boolean closeAfterWrite;
 
+  /** About the bytes of the held replies (Replies.approximateBytes). */
+  private long heldBytes;
+
+  /** Since when the output buffer has been over the soft limit; 0 while it is not. */
+  private long softSinceMillis;
+
   /**
    * @param seq the largest seq of this reply and those held before it
    */
-  private record Held(Reply reply, int protocol, long seq) {}
+  private record Held(Reply reply, int protocol, long seq, long bytes) {}
 
   Connection(IdemServer server, Dispatcher dispatcher, Journal journal) {
     this.server = server;
@@ -97,6 +105,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       server.unregister(session);
     }
     held.clear();
+    heldBytes = 0;
     if (out != null) {
       out.release();
       out = null;
@@ -126,6 +135,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       server.logDropped(session, "it sent an HTTP request line or header (" + command.name() + ")");
       closeAfterWrite = true;
       held.clear();
+      heldBytes = 0;
       ctx.close();
       return;
     }
@@ -145,11 +155,66 @@ final class Connection extends ChannelInboundHandlerAdapter {
       // A read's seq is 0, and a reply leaves only after those before it: each holds the largest
       // seq so far, so the last one says what the whole queue waits for.
       long waitsFor = held.isEmpty() ? seq : Math.max(seq, held.peekLast().seq());
-      held.add(new Held(reply, protocol, waitsFor));
+      long bytes = Replies.approximateBytes(reply);
+      held.add(new Held(reply, protocol, waitsFor, bytes));
+      heldBytes += bytes;
       if (!mayRead()) {
         ctx.channel().config().setAutoRead(false);
       }
     }
+    checkOutputLimit();
+  }
+
+  /**
+   * Bytes of replies not yet sent: held for the log, encoded but not flushed, and flushed but not
+   * yet taken by the socket.
+   */
+  private long outputBytes() {
+    var outbound = ctx.channel().unsafe().outboundBuffer();
+    return heldBytes
+        + (out == null ? 0 : out.readableBytes())
+        + (outbound == null ? 0 : outbound.totalPendingWriteBytes());
+  }
+
+  /**
+   * From any thread: checks the output buffer limit on the connection's loop (the soft limit's
+   * time).
+   */
+  void checkOutputLimitSoon() {
+    ctx.executor().execute(this::checkOutputLimit);
+  }
+
+  /**
+   * Closes a client whose unsent replies pass client-output-buffer-limit (a client that pipelines
+   * large replies and reads none would otherwise take the server's memory); true if it did.
+   */
+  private boolean checkOutputLimit() {
+    if (out == null || session == null) {
+      return false;
+    }
+    long bytes = outputBytes();
+    session.setOutputBytes(bytes);
+    OutputBufferLimit limit = server.outputBufferLimit();
+    long now = System.currentTimeMillis();
+    if (limit.softBytes() > 0 && bytes >= limit.softBytes()) {
+      if (softSinceMillis == 0) {
+        softSinceMillis = now;
+      }
+    } else {
+      softSinceMillis = 0;
+    }
+    String breach = limit.breach(bytes, softSinceMillis, now);
+    if (breach == null) {
+      return false;
+    }
+    server.stats().outputBufferLimitDisconnections.increment();
+    server.logDropped(session, breach + " (client-output-buffer-limit)");
+    held.clear();
+    heldBytes = 0;
+    closeAfterWrite = true;
+    out.clear();
+    ctx.close();
+    return true;
   }
 
   /** Whether the command is an HTTP method or header line that no Redis command is named like. */
@@ -173,7 +238,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     long durable = journal.durableSeq();
     while (!held.isEmpty() && held.peek().seq() <= durable) {
       Held h = held.poll();
+      heldBytes -= h.bytes();
       RespEncoder.write(h.reply(), h.protocol(), out);
+    }
+    if (checkOutputLimit()) {
+      return;
     }
     boolean wrote = flushOut();
     if (!held.isEmpty()) {
@@ -208,6 +277,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             held.size() + " replies dropped: the log cannot be written, so not acknowledged");
       }
       held.clear();
+      heldBytes = 0;
       closeAfterWrite = true;
       if (!flushOut()) {
         ctx.close();
@@ -277,6 +347,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     // Backpressure: a client that does not read its replies stops being read.
+    if (checkOutputLimit()) {
+      return;
+    }
     ctx.channel().config().setAutoRead(ctx.channel().isWritable() && mayRead());
     ctx.fireChannelWritabilityChanged();
   }

@@ -3,6 +3,7 @@ package io.idem.server.net;
 import io.idem.server.command.CommandRegistry;
 import io.idem.server.command.Config;
 import io.idem.server.command.Dispatcher;
+import io.idem.server.command.OutputBufferLimit;
 import io.idem.server.command.ServerContext;
 import io.idem.server.command.Session;
 import io.idem.server.command.Stats;
@@ -86,6 +87,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final java.util.function.Supplier<RespLimits> limits;
+  private volatile OutputBufferLimit outputBufferLimit;
   private volatile long lastSaveSeconds;
   private volatile boolean saveOnShutdown = true;
   private int port;
@@ -104,6 +106,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     this.limits = RespLimits.tracking(config);
     engine.setMaxMemory(config.getLong("maxmemory"));
     config.onChange("maxmemory", v -> engine.setMaxMemory(Long.parseLong(v)));
+    this.outputBufferLimit = OutputBufferLimit.parse(config.get("client-output-buffer-limit"));
+    config.onChange(
+        "client-output-buffer-limit", v -> outputBufferLimit = OutputBufferLimit.parse(v));
     config.onChange("appendfsync", v -> store.setFsyncPolicy(RocksStore.FsyncPolicy.parse(v)));
     boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     workers =
@@ -277,6 +282,12 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     if (store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval) {
       saveInBackground();
     }
+    for (Channel ch : channels.values()) {
+      Connection c = ch.pipeline().get(Connection.class);
+      if (c != null) {
+        c.checkOutputLimitSoon(); // a client over the soft limit that gets no new replies
+      }
+    }
     long timeout = config.getLong("timeout") * 1000;
     if (timeout > 0) {
       for (Session s : sessions.values()) {
@@ -338,6 +349,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
           + " interface only. To serve others, set a password (CONFIG SET requirepass from a"
           + " loopback client, or --set requirepass=...), or, on a network you trust only, turn"
           + " protected mode off (CONFIG SET protected-mode no, or --set protected-mode=no).";
+
+  /** The normal clients' client-output-buffer-limit, as set now. */
+  OutputBufferLimit outputBufferLimit() {
+    return outputBufferLimit;
+  }
 
   /** Logs a connection the server closes on its own, with why: one line each. */
   void logDropped(Session s, String why) {

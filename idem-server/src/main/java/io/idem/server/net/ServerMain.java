@@ -1,11 +1,13 @@
 package io.idem.server.net;
 
 import io.idem.server.command.Config;
+import io.idem.server.store.StoreFaults;
 
 /**
  * Starts a server from {@code name value} argument pairs (the settings of {@link Config}) and
  * prints {@code ready <port>} on standard output once it listens. For tests and scripts that need a
- * server process; users run {@code idem serve}.
+ * server process; users run {@code idem serve}. {@code -Didem.fault=STEP:ACTION} injects a store
+ * fault ({@link StoreFaults#fromSystemProperty}).
  */
 public final class ServerMain {
 
@@ -28,7 +30,7 @@ public final class ServerMain {
     }
     IdemServer server;
     try {
-      server = IdemServer.start(config);
+      server = IdemServer.start(config, StoreFaults.fromSystemProperty());
     } catch (IdemServer.StartException e) {
       System.err.println("idem: " + e.getMessage());
       System.exit(1);

@@ -8,6 +8,38 @@ public final class Replies {
   private Replies() {}
 
   /**
+   * About the bytes a reply holds and will take encoded: what a connection counts against its
+   * output buffer limit while the reply waits for the log. Exact for bulks, within a few bytes an
+   * element for the rest.
+   */
+  public static long approximateBytes(Reply r) {
+    return switch (r) {
+      case Reply.Simple s -> s.text().length() + 3;
+      case Reply.Error e -> e.text().length() + 3;
+      case Reply.Bulk b -> b.bytes().length + 16;
+      case Reply.Array a -> 16 + sum(a.items());
+      case Reply.Map m -> 16 + sum(m.keysAndValues());
+      case Reply.Set s -> 16 + sum(s.items());
+      case Reply.IntRows rows -> 16 + 24L * rows.values().length;
+      case Reply.Verbatim v -> v.text().length() + 24;
+      case Reply.Int i -> 24;
+      case Reply.Double d -> 32;
+      case Reply.Null n -> 5;
+      case Reply.NullArray n -> 5;
+      case Reply.Bool x -> 4;
+      case Reply.None x -> 0;
+    };
+  }
+
+  private static long sum(java.util.List<Reply> items) {
+    long n = 0;
+    for (Reply r : items) {
+      n += approximateBytes(r);
+    }
+    return n;
+  }
+
+  /**
    * One line in the spirit of redis-cli: {@code OK}, {@code (error) ERR x}, {@code (integer) 1},
    * {@code "bulk"}, {@code (nil)}, {@code [a, b]}, {@code {k=v}}, {@code (double) 1.5}, {@code
    * (true)}.

@@ -81,6 +81,16 @@ class DedupCommandsTest {
   }
 
   @Test
+  void reserve_largerThanTheFreeHeap_isRefused_evenWithMaxmemoryOff() {
+    h.engine.setMaxMemory(0);
+    // Nine tenths of the heap: it fits an empty heap, never one that keeps room for the rest.
+    long slots = Runtime.getRuntime().maxMemory() / 24 / 10 * 9;
+    assertThat(h.show("DEDUP.RESERVE", "rx", "1h", "RECENT", Long.toString(slots)))
+        .isEqualTo("(error) ERR Insufficient memory for the dedup table");
+    assertThat(h.show("EXISTS", "rx")).isEqualTo("(integer) 0");
+  }
+
+  @Test
   void claim_thatWouldNotFit_isRefused_afterLoggingThePairsBeforeIt() {
     h.call("DEDUP.RESERVE", "t", "8h", "CAPACITY", "80000000");
     h.call("DEDUP.CLAIM", "t", "a", "o"); // the first slice's filter: about 12 MB

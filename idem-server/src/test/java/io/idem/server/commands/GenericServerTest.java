@@ -20,8 +20,9 @@ class GenericServerTest {
   void configGet_globs_inDefinitionOrder_eachNameOnce() {
     assertThat(h.show("CONFIG", "GET", "max*", "maxclients"))
         .isEqualTo(
-            "{\"maxclients\"=\"10000\", \"maxmemory\"=\"0\", \"max-multibulk-len\"=\"1048576\","
-                + " \"max-inline-len\"=\"65536\"}");
+            "{\"maxclients\"=\"10000\", \"maxmemory\"=\""
+                + io.idem.server.command.Config.defaultMaxMemory()
+                + "\", \"max-multibulk-len\"=\"1048576\", \"max-inline-len\"=\"65536\"}");
     assertThat(h.show("CONFIG", "GET", "t?meout", "databases"))
         .isEqualTo("{\"timeout\"=\"0\", \"databases\"=\"1\"}");
   }

@@ -157,7 +157,8 @@ class MetricsTest {
       assertThat(value(body, "idem_connections_rejected_total")).isEqualTo("0");
       assertThat(value(body, "idem_keys")).isEqualTo("2");
       assertThat(value(body, "idem_memory_used_bytes")).isEqualTo(Long.toString(bfBytes + cfBytes));
-      assertThat(value(body, "idem_memory_max_bytes")).isEqualTo("0");
+      assertThat(value(body, "idem_memory_max_bytes"))
+          .isEqualTo(Long.toString(io.idem.server.command.Config.defaultMaxMemory()));
       assertThat(body)
           .contains(
               """

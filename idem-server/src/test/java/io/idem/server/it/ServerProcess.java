@@ -14,17 +14,30 @@ final class ServerProcess implements AutoCloseable {
 
   private final Process process;
   private final int port;
+  private final BufferedReader stdout;
 
-  private ServerProcess(Process process, int port) {
+  private ServerProcess(Process process, int port, BufferedReader stdout) {
     this.process = process;
     this.port = port;
+    this.stdout = stdout;
   }
 
   /** Starts a server on a free port with its data in {@code dir}; waits until it listens. */
   static ServerProcess start(Path dir, String... settings) throws IOException {
+    return start(dir, List.of(), settings);
+  }
+
+  /**
+   * As above, with more JVM options (a fault to inject: {@code -Didem.fault=STEP:ACTION}). The JVM
+   * exits on an OutOfMemoryError, as the launcher makes it.
+   */
+  static ServerProcess start(Path dir, List<String> jvmOptions, String... settings)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
+    cmd.add("-XX:+ExitOnOutOfMemoryError");
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("io.idem.server.net.ServerMain");
@@ -41,7 +54,22 @@ final class ServerProcess implements AutoCloseable {
       p.destroyForcibly();
       throw new IOException("server did not start: " + line);
     }
-    return new ServerProcess(p, Integer.parseInt(line.substring(6).trim()));
+    return new ServerProcess(p, Integer.parseInt(line.substring(6).trim()), r);
+  }
+
+  /** Waits for the server to print {@code line} on standard output; false if it exits first. */
+  boolean awaitLine(String line) throws IOException {
+    for (String got; (got = stdout.readLine()) != null; ) {
+      if (got.equals(line)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Waits for the process to exit on its own; its exit code, or -1 after the timeout. */
+  int awaitExit(long seconds) throws InterruptedException {
+    return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
   }
 
   int port() {

@@ -135,6 +135,11 @@ public final class Info {
     // used_memory is what maxmemory limits: the resident values, not the JVM's heap.
     field(b, "used_memory", e.usedMemory());
     field(b, "used_memory_human", human(e.usedMemory()));
+    long clients = 0;
+    for (io.idem.server.command.Session session : s.sessions()) {
+      clients += session.outputBytes();
+    }
+    field(b, "mem_clients_normal", clients);
     field(b, "jvm_heap_used", heapUsed);
     field(b, "jvm_heap_used_human", human(heapUsed));
     field(b, "jvm_heap_max", rt.maxMemory());
@@ -180,6 +185,7 @@ public final class Info {
     field(b, "total_net_input_bytes", st.netInputBytes.sum());
     field(b, "total_net_output_bytes", st.netOutputBytes.sum());
     field(b, "rejected_connections", st.rejectedConnections.sum());
+    field(b, "client_output_buffer_limit_disconnections", st.outputBufferLimitDisconnections.sum());
     field(b, "expired_keys", s.engine().expiredKeys());
     field(b, "evicted_keys", 0);
     field(b, "keyspace_hits", s.engine().keyspaceHits());

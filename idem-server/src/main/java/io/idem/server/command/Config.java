@@ -72,7 +72,7 @@ public final class Config {
             0,
             Long.MAX_VALUE,
             true,
-            "memory for values and client buffers before writes that grow it are refused; 0 off"));
+            "memory for values before writes that grow it are refused; 0 off"));
     c.define(
         new Setting(
             "client-output-buffer-limit",

@@ -263,6 +263,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void durable() {
     waiting = false;
+    if (out == null) {
+      return; // closed meanwhile
+    }
     if (server.journalFailure() != null) {
       // The log cannot be written: replies whose changes it holds still go, the others must never
       // be sent as acknowledgements; then the connection closes.

@@ -245,7 +245,8 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         "the snapshot trigger",
         20,
         () -> {
-          if (store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
+          if (store.failure() == null
+              && store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
             saveInBackground();
           }
         });
@@ -279,7 +280,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     lastCommandCount = processed;
     long now = System.currentTimeMillis();
     long interval = config.getLong("snapshot-interval") * 1000;
-    if (store.dirtyValues() > 0 && now - store.lastSnapshotMillis() >= interval) {
+    // After a log failure no round can complete: the failure is logged once, not every second.
+    if (store.failure() == null
+        && store.dirtyValues() > 0
+        && now - store.lastSnapshotMillis() >= interval) {
       saveInBackground();
     }
     for (Channel ch : channels.values()) {

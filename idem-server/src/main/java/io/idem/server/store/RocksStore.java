@@ -1083,12 +1083,29 @@ public final class RocksStore implements Journal {
       }
     }
     logBytesSinceSnapshot.addAndGet(bytes);
-    durableSeq = last;
-    faults.at(StoreFaults.Step.COMMIT_WRITTEN);
+    // The callbacks drop the group's rows from the overlay before durableSeq moves: a reader who
+    // waited for the group must not see an append both there and in the written row. Every one
+    // runs, even after one fails, for the same reason; the group is written all the same.
+    Throwable first = null;
+    try {
+      faults.at(StoreFaults.Step.COMMIT_WRITTEN);
+    } catch (Throwable e) {
+      first = e;
+    }
     for (Op op : ops) {
       if (op.written() != null) {
-        op.written().run();
+        try {
+          op.written().run();
+        } catch (Throwable e) {
+          if (first == null) {
+            first = e;
+          }
+        }
       }
+    }
+    durableSeq = last;
+    if (first != null) {
+      fail("a written change's callback failed", first);
     }
   }
 
@@ -1267,8 +1284,16 @@ public final class RocksStore implements Journal {
       faults.at(StoreFaults.Step.SNAPSHOT_POINTERS);
       // Queued after every pointer of the round: the committer writes it only if they were written
       // (it writes nothing after a failed group).
-      append(0, (b, seq) -> b.deleteRange(logCf, seqKey(0), seqKey(roundStart + 1)));
+      long truncation =
+          append(0, (b, seq) -> b.deleteRange(logCf, seqKey(0), seqKey(roundStart + 1)));
       faults.at(StoreFaults.Step.SNAPSHOT_TRUNCATED);
+      // A round counts once its pointers and truncation are in the log; a failure meanwhile
+      // means they never will be.
+      try {
+        awaitDurable(truncation);
+      } catch (java.io.UncheckedIOException e) {
+        throw e.getCause();
+      }
       lastSnapshotSeq = roundStart;
       lastSnapshotMillis = System.currentTimeMillis();
       lastSnapshotDurationMillis = lastSnapshotMillis - started;

@@ -48,6 +48,15 @@ class FaultStepKillTest {
     }
   }
 
+  /** Writes in a server process with no fault, kills it, and returns the items acknowledged. */
+  private List<String> writtenThenKilled(Path data) throws Exception {
+    try (ServerProcess server = ServerProcess.start(data)) {
+      List<String> items = setUpAndWrite(server);
+      server.kill();
+      return items;
+    }
+  }
+
   private List<String> setUpAndWrite(ServerProcess server) throws Exception {
     try (RespClient c = new RespClient(server.port())) {
       assertThat(c.call("BF.RESERVE", "bf", "0.001", "100000")).isEqualTo("OK");
@@ -65,11 +74,7 @@ class FaultStepKillTest {
       names = {"SNAPSHOT_IMAGE", "SNAPSHOT_CHUNKS", "SNAPSHOT_POINTERS", "SNAPSHOT_TRUNCATED"})
   void killedAtASnapshotStep_restartsWithEveryAcknowledgedWrite(Step step) throws Exception {
     Path data = dir.resolve("d");
-    List<String> items;
-    try (ServerProcess server = ServerProcess.start(data)) {
-      items = setUpAndWrite(server);
-      server.kill();
-    }
+    List<String> items = writtenThenKilled(data);
     try (ServerProcess server =
         ServerProcess.start(data, List.of("-Didem.fault=" + step + ":pause"))) {
       try (RespClient c = new RespClient(server.port())) {
@@ -99,11 +104,7 @@ class FaultStepKillTest {
   @ValueSource(strings = {"COMMIT_WRITE", "COMMIT_WRITTEN"})
   void killedAtACommitStep_restartsWithEveryAcknowledgedWrite(String step) throws Exception {
     Path data = dir.resolve("d");
-    List<String> items;
-    try (ServerProcess server = ServerProcess.start(data, List.of())) {
-      items = setUpAndWrite(server);
-      server.kill();
-    }
+    List<String> items = writtenThenKilled(data);
     // The fault fires at the first commit after start: the write that makes it is not acked.
     try (ServerProcess server =
         ServerProcess.start(data, List.of("-Didem.fault=" + step + ":pause"))) {
@@ -123,11 +124,7 @@ class FaultStepKillTest {
   @ValueSource(strings = {"SNAPSHOT_IMAGE", "COMMIT_WRITTEN"})
   void outOfMemory_endsTheProcess_andARestartLosesNothing(String step) throws Exception {
     Path data = dir.resolve("d");
-    List<String> items;
-    try (ServerProcess server = ServerProcess.start(data)) {
-      items = setUpAndWrite(server);
-      server.kill();
-    }
+    List<String> items = writtenThenKilled(data);
     try (ServerProcess server =
         ServerProcess.start(data, List.of("-Didem.fault=" + step + ":oom"))) {
       try (RespClient c = new RespClient(server.port())) {

@@ -54,7 +54,7 @@ public final class Dispatcher {
       reply = Reply.err("internal error in '" + spec.name() + "': " + e.getClass().getSimpleName());
     }
     if (spec.has(CommandSpec.Flag.WRITE)
-        || spec.has(CommandSpec.Flag.READONLY) && server.journalFailure() == null) {
+        || spec.has(CommandSpec.Flag.READONLY) && failure == null) {
       // Whatever this command saw or changed is in the journal at or before lastSeq: the reply
       // waits for it, so an acknowledged add is never lost, even one another client made, and a
       // crash never takes back what a read showed. Once the log has failed nothing more becomes

@@ -19,6 +19,10 @@ public record OutputBufferLimit(long hardBytes, long softBytes, long softSeconds
     return parseAll(text).normal;
   }
 
+  /** How each class's hard and soft limits parse: Redis's byte units. */
+  private static final Config.Setting BYTES =
+      Config.bytes("client-output-buffer-limit", 0, 0, Long.MAX_VALUE, true, "");
+
   private record Parsed(OutputBufferLimit normal, String normalized) {}
 
   /** The text with each class's numbers in bytes and seconds, in the order given. */
@@ -47,10 +51,8 @@ public record OutputBufferLimit(long hardBytes, long softBytes, long softSeconds
                 + words[i]
                 + "' (use normal, replica or pubsub)");
       }
-      Config.Setting bytes =
-          Config.bytes("client-output-buffer-limit", 0, 0, Long.MAX_VALUE, true, "");
-      long hard = Config.parseBytes(bytes, words[i + 1]);
-      long soft = Config.parseBytes(bytes, words[i + 2]);
+      long hard = Config.parseBytes(BYTES, words[i + 1]);
+      long soft = Config.parseBytes(BYTES, words[i + 2]);
       long seconds;
       try {
         seconds = Long.parseLong(words[i + 3]);

@@ -46,9 +46,17 @@ final class RespClient implements AutoCloseable {
 
   /** Queues one command; {@link #flush} sends what is queued. */
   void send(String... words) throws IOException {
+    byte[][] bytes = new byte[words.length][];
+    for (int i = 0; i < words.length; i++) {
+      bytes[i] = words[i].getBytes(StandardCharsets.UTF_8);
+    }
+    send(bytes);
+  }
+
+  /** Queues one command of binary words. */
+  void send(byte[]... words) throws IOException {
     out.write(('*' + Integer.toString(words.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-    for (String w : words) {
-      byte[] b = w.getBytes(StandardCharsets.UTF_8);
+    for (byte[] b : words) {
       out.write(('$' + Integer.toString(b.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
       out.write(b);
       out.write('\r');

@@ -903,7 +903,16 @@ public final class DedupTable {
   // ---- recent slots
 
   private int slot(long h1) {
-    return (int) Math.multiplyHigh(h1 >>> 1, params.slots() << 1);
+    return recentSlot(h1, params.slots());
+  }
+
+  /**
+   * The slot of a RECENT table of {@code slots} slots that a claim whose id hashes to {@code h1}
+   * takes. Public so that a test can choose ids that never share a slot, and so expect every claim
+   * to be remembered.
+   */
+  public static int recentSlot(long h1, long slots) {
+    return (int) Math.multiplyHigh(h1 >>> 1, slots << 1);
   }
 
   /** Whether the slot holds this digest in a live slice. */

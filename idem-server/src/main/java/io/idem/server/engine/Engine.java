@@ -139,11 +139,17 @@ public final class Engine implements AutoCloseable {
     Key k = new Key(key);
     ReentrantLock lock = lockOf(k);
     lock.lock();
-    Tx tx = new Tx(k);
+    journal.beginCommand();
     try {
-      return f.apply(tx);
+      Tx tx = new Tx(k);
+      try {
+        return f.apply(tx);
+      } finally {
+        tx.remeasure();
+      }
     } finally {
-      tx.remeasure();
+      // Under the key's lock still: a snapshot of the key sees the command's changes queued.
+      journal.endCommand();
       lock.unlock();
     }
   }
@@ -170,6 +176,7 @@ public final class Engine implements AutoCloseable {
     for (int i : order) {
       stripes[i].lock();
     }
+    journal.beginCommand();
     Tx tx = null;
     try {
       Tx mine = new Tx(k);
@@ -189,8 +196,12 @@ public final class Engine implements AutoCloseable {
             return e;
           });
     } finally {
-      if (tx != null) {
-        tx.remeasure();
+      try {
+        if (tx != null) {
+          tx.remeasure();
+        }
+      } finally {
+        journal.endCommand();
       }
       for (int i = order.length - 1; i >= 0; i--) {
         stripes[order[i]].unlock();
@@ -675,6 +686,7 @@ public final class Engine implements AutoCloseable {
       Key k = e.key();
       ReentrantLock lock = lockOf(k);
       lock.lock();
+      journal.beginCommand();
       Tx tx = null;
       try {
         if (e.key() != k) {
@@ -686,10 +698,14 @@ public final class Engine implements AutoCloseable {
         }
         return f.apply(tx);
       } finally {
-        if (tx != null) {
-          tx.remeasure();
+        try {
+          if (tx != null) {
+            tx.remeasure();
+          }
+        } finally {
+          journal.endCommand();
+          lock.unlock();
         }
-        lock.unlock();
       }
     }
   }

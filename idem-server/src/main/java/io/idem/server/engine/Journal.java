@@ -16,43 +16,54 @@ public interface Journal extends AutoCloseable {
   /** The last sequence number whose change is in the write-ahead log, with all before it. */
   long durableSeq();
 
+  /**
+   * Opens a command on the calling thread: the changes it journals until the matching {@link
+   * #endCommand} are written to the log together, so after a crash all of them are there or none (a
+   * BF.INSERT that creates its filter and adds to it is never found created but empty). Calls nest;
+   * only the outermost end queues the changes.
+   */
+  default void beginCommand() {}
+
+  /** Closes what {@link #beginCommand} opened; at the outermost, queues its changes. */
+  default void endCommand() {}
+
   /** A new value under a key (replacing nothing: the key was free). */
-  long created(Entry entry, byte[] recipe);
+  void created(Entry entry, byte[] recipe);
 
   /** A logged operation on a value (see {@link ValueCodec#apply}). */
-  default long mutated(Entry entry, byte op, byte[] payload) {
-    return mutated(entry, op, payload, java.util.List.of());
+  default void mutated(Entry entry, byte op, byte[] payload) {
+    mutated(entry, op, payload, java.util.List.of());
   }
 
   /**
    * A logged operation on a value and the changes it made to the value's rows, written together:
    * after a crash both are there or neither is.
    */
-  long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> rows);
+  void mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> rows);
 
   /**
    * Changes to a stored value's rows that change nothing resident: the rows are the data (windowed
    * counters), so no operation is logged and the value needs no new snapshot.
    */
-  long rowsChanged(Entry entry, java.util.List<RowChange> rows);
+  void rowsChanged(Entry entry, java.util.List<RowChange> rows);
 
   /** The stored values' rows, as of every change handed to this journal. */
   Rows rows();
 
   /** The key and its value are gone. */
-  long deleted(Entry entry);
+  void deleted(Entry entry);
 
   /**
    * The value moved from its old key to {@code entry.key()}; {@code overwritten} is the value that
    * was at the new key, if any.
    */
-  long renamed(Key from, Entry entry, @Nullable Entry overwritten);
+  void renamed(Key from, Entry entry, @Nullable Entry overwritten);
 
   /** The entry's expiry changed. */
-  long expiryChanged(Entry entry);
+  void expiryChanged(Entry entry);
 
   /** Every key is gone. */
-  long flushed();
+  void flushed();
 
   /**
    * Runs {@code action} once every change up to {@code seq} is in the write-ahead log, on the
@@ -89,45 +100,45 @@ public interface Journal extends AutoCloseable {
       }
 
       @Override
-      public long created(Entry entry, byte[] recipe) {
-        return seq.incrementAndGet();
+      public void created(Entry entry, byte[] recipe) {
+        seq.incrementAndGet();
       }
 
       @Override
-      public long mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> changes) {
+      public void mutated(Entry entry, byte op, byte[] payload, java.util.List<RowChange> changes) {
         rows.apply(entry.id(), changes);
-        return seq.incrementAndGet();
+        seq.incrementAndGet();
       }
 
       @Override
-      public long rowsChanged(Entry entry, java.util.List<RowChange> changes) {
+      public void rowsChanged(Entry entry, java.util.List<RowChange> changes) {
         rows.apply(entry.id(), changes);
-        return seq.incrementAndGet();
+        seq.incrementAndGet();
       }
 
       @Override
-      public long deleted(Entry entry) {
+      public void deleted(Entry entry) {
         rows.dropValue(entry.id());
-        return seq.incrementAndGet();
+        seq.incrementAndGet();
       }
 
       @Override
-      public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+      public void renamed(Key from, Entry entry, @Nullable Entry overwritten) {
         if (overwritten != null) {
           rows.dropValue(overwritten.id());
         }
-        return seq.incrementAndGet();
+        seq.incrementAndGet();
       }
 
       @Override
-      public long expiryChanged(Entry entry) {
-        return seq.incrementAndGet();
+      public void expiryChanged(Entry entry) {
+        seq.incrementAndGet();
       }
 
       @Override
-      public long flushed() {
+      public void flushed() {
         rows.clear();
-        return seq.incrementAndGet();
+        seq.incrementAndGet();
       }
 
       @Override

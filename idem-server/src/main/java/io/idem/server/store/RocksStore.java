@@ -189,8 +189,15 @@ public final class RocksStore implements Journal {
    * One change, written into the committer's batch in sequence order.
    *
    * @param logBytes bytes it adds to the log, for the snapshot trigger
+   * @param numbered told the change's number once it has one (a command's changes get theirs when
+   *     it ends)
    */
-  private record Op(long seq, Write write, long logBytes, @Nullable Runnable written) {}
+  private record Op(
+      long seq,
+      Write write,
+      long logBytes,
+      @Nullable Runnable written,
+      java.util.function.@Nullable LongConsumer numbered) {}
 
   static {
     RocksDB.loadLibrary();
@@ -617,19 +624,84 @@ public final class RocksStore implements Journal {
     return append(logBytes, write, null);
   }
 
-  /** As above; {@code written} runs on the committer once the change is in the log. */
+  /**
+   * As above; {@code written} runs on the committer once the change is in the log. Inside a command
+   * (see {@link #beginCommand}) the change waits for the command's end, and 0 is returned: its
+   * number is handed out then.
+   */
   private long append(long logBytes, Write write, @Nullable Runnable written) {
+    return append(logBytes, write, written, null);
+  }
+
+  /** As above; {@code numbered} gets the change's number as soon as it has one. */
+  private long append(
+      long logBytes,
+      Write write,
+      @Nullable Runnable written,
+      java.util.function.@Nullable LongConsumer numbered) {
+    OpenCommand open = openCommand.get();
+    if (open.depth > 0) {
+      open.ops.add(new Op(0, write, logBytes, written, numbered));
+      return 0;
+    }
     appendLock.lock();
     try {
       long seq = ++lastSeq;
-      pending.add(new Op(seq, write, logBytes, written));
-      if (committerWaiting) {
-        committerWaiting = false;
-        hasWork.signal();
+      pending.add(new Op(seq, write, logBytes, written, null));
+      if (numbered != null) {
+        numbered.accept(seq);
       }
+      wakeCommitter();
       return seq;
     } finally {
       appendLock.unlock();
+    }
+  }
+
+  /** Caller holds appendLock. */
+  private void wakeCommitter() {
+    if (committerWaiting) {
+      committerWaiting = false;
+      hasWork.signal();
+    }
+  }
+
+  /** The changes a command on this thread journaled so far, queued when it ends. */
+  private static final class OpenCommand {
+    int depth;
+    final ArrayList<Op> ops = new ArrayList<>();
+  }
+
+  private final ThreadLocal<OpenCommand> openCommand = ThreadLocal.withInitial(OpenCommand::new);
+
+  @Override
+  public void beginCommand() {
+    openCommand.get().depth++;
+  }
+
+  /**
+   * Queues the command's changes under consecutive numbers in one step, so the committer takes them
+   * in one group: one WriteBatch, all in the log after a crash or none.
+   */
+  @Override
+  public void endCommand() {
+    OpenCommand open = openCommand.get();
+    if (--open.depth > 0 || open.ops.isEmpty()) {
+      return;
+    }
+    appendLock.lock();
+    try {
+      for (Op op : open.ops) {
+        long seq = ++lastSeq;
+        pending.add(new Op(seq, op.write(), op.logBytes(), op.written(), null));
+        if (op.numbered() != null) {
+          op.numbered().accept(seq);
+        }
+      }
+      wakeCommitter();
+    } finally {
+      appendLock.unlock();
+      open.ops.clear();
     }
   }
 
@@ -644,12 +716,12 @@ public final class RocksStore implements Journal {
   }
 
   @Override
-  public long created(Entry entry, byte[] recipe) {
+  public void created(Entry entry, byte[] recipe) {
     byte[] name = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
     long id = entry.id();
     byte type = entry.codec().typeId();
-    return append(
+    append(
         0,
         (b, seq) -> {
           b.put(names, name, nameValue);
@@ -658,25 +730,26 @@ public final class RocksStore implements Journal {
   }
 
   @Override
-  public long mutated(Entry entry, byte op, byte[] payload, List<RowChange> rows) {
+  public void mutated(Entry entry, byte op, byte[] payload, List<RowChange> rows) {
     long id = entry.id();
     byte[] record =
         ByteBuffer.allocate(9 + payload.length).putLong(id).put(op).put(payload).array();
     dirty.put(id, entry);
     if (rows.isEmpty()) {
-      return append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
+      append(record.length + 16, (b, seq) -> b.put(logCf, seqKey(seq), record));
+      return;
     }
-    return changeRows(id, record, rows);
+    changeRows(id, record, rows);
   }
 
   @Override
-  public long rowsChanged(Entry entry, List<RowChange> rows) {
+  public void rowsChanged(Entry entry, List<RowChange> rows) {
     // Nothing resident changed: no log record, and the value needs no new snapshot.
-    return changeRows(entry.id(), null, rows);
+    changeRows(entry.id(), null, rows);
   }
 
   /** Journals row changes, with the log record of the operation that made them if there is one. */
-  private long changeRows(long id, byte @Nullable [] record, List<RowChange> rows) {
+  private void changeRows(long id, byte @Nullable [] record, List<RowChange> rows) {
     // Scope each row to the value; reads see the change from now, the store once it is written.
     int n = rows.size();
     RowChange[] changes = rows.toArray(new RowChange[0]);
@@ -708,7 +781,7 @@ public final class RocksStore implements Journal {
         case RowChange.DeleteRange r -> keys[i] = Rows.scopedKey(id, r.from()); // see RowChange
       }
     }
-    return append(
+    append(
         record == null ? 0 : record.length + 16,
         (b, seq) -> {
           if (record != null) {
@@ -927,12 +1000,12 @@ public final class RocksStore implements Journal {
       };
 
   @Override
-  public long deleted(Entry entry) {
+  public void deleted(Entry entry) {
     byte[] name = nameKey(entry.key());
     long id = entry.id();
     boolean hasRows = entry.codec().hasRows();
     dirty.remove(id);
-    return append(
+    append(
         0,
         (b, seq) -> {
           b.delete(names, name);
@@ -949,7 +1022,7 @@ public final class RocksStore implements Journal {
   }
 
   @Override
-  public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+  public void renamed(Key from, Entry entry, @Nullable Entry overwritten) {
     byte[] oldName = nameKey(from);
     byte[] newName = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
@@ -958,7 +1031,7 @@ public final class RocksStore implements Journal {
     if (dropped >= 0) {
       dirty.remove(dropped);
     }
-    return append(
+    append(
         0,
         (b, seq) -> {
           b.delete(names, oldName);
@@ -970,27 +1043,26 @@ public final class RocksStore implements Journal {
   }
 
   @Override
-  public long expiryChanged(Entry entry) {
+  public void expiryChanged(Entry entry) {
     byte[] name = nameKey(entry.key());
     byte[] nameValue = nameValue(entry);
-    return append(0, (b, seq) -> b.put(names, name, nameValue));
+    append(0, (b, seq) -> b.put(names, name, nameValue));
   }
 
   @Override
-  public long flushed() {
+  public void flushed() {
     dirty.clear(); // the engine holds every key's lock: nothing is dirtied meanwhile
-    long flushSeq =
-        append(
-            0,
-            (b, seq) -> {
-              b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
-              b.deleteRange(objects, idKey(0), idKey(-1));
-              b.deleteRange(chunks, idKey(0), idKey(-1));
-              b.deleteRange(rowsCf, idKey(0), idKey(-1));
-              b.deleteRange(logCf, seqKey(0), seqKey(seq));
-            });
-    lastFlushSeq = flushSeq;
-    return flushSeq;
+    append(
+        0,
+        (b, seq) -> {
+          b.deleteRange(names, new byte[] {NAME_PREFIX}, new byte[] {NAME_PREFIX + 1});
+          b.deleteRange(objects, idKey(0), idKey(-1));
+          b.deleteRange(chunks, idKey(0), idKey(-1));
+          b.deleteRange(rowsCf, idKey(0), idKey(-1));
+          b.deleteRange(logCf, seqKey(0), seqKey(seq));
+        },
+        null,
+        seq -> lastFlushSeq = seq);
   }
 
   @Override

@@ -71,23 +71,23 @@ class CuckooCodecTest {
     }
 
     @Override
-    public long created(Entry entry, byte[] recipe) {
+    public void created(Entry entry, byte[] recipe) {
       values.put(entry.id(), new Logged(entry, recipe.clone(), new ArrayList<>()));
-      return ++seq;
+      ++seq;
     }
 
     @Override
-    public long mutated(
+    public void mutated(
         Entry entry, byte op, byte[] payload, List<io.idem.server.engine.RowChange> rows) {
       if (!rows.isEmpty()) {
         throw new UnsupportedOperationException("no rows here");
       }
       values.get(entry.id()).ops().add(new Op(op, payload.clone()));
-      return ++seq;
+      ++seq;
     }
 
     @Override
-    public long rowsChanged(Entry entry, List<io.idem.server.engine.RowChange> rows) {
+    public void rowsChanged(Entry entry, List<io.idem.server.engine.RowChange> rows) {
       throw new UnsupportedOperationException("no rows here");
     }
 
@@ -118,23 +118,23 @@ class CuckooCodecTest {
     }
 
     @Override
-    public long deleted(Entry entry) {
-      return ++seq;
+    public void deleted(Entry entry) {
+      ++seq;
     }
 
     @Override
-    public long renamed(Key from, Entry entry, @Nullable Entry overwritten) {
-      return ++seq;
+    public void renamed(Key from, Entry entry, @Nullable Entry overwritten) {
+      ++seq;
     }
 
     @Override
-    public long expiryChanged(Entry entry) {
-      return ++seq;
+    public void expiryChanged(Entry entry) {
+      ++seq;
     }
 
     @Override
-    public long flushed() {
-      return ++seq;
+    public void flushed() {
+      ++seq;
     }
 
     @Override

@@ -72,6 +72,12 @@ final class RespClient implements AutoCloseable {
     out.flush();
   }
 
+  Object call(byte[]... words) throws IOException {
+    send(words);
+    flush();
+    return read();
+  }
+
   Object call(String... words) throws IOException {
     send(words);
     flush();

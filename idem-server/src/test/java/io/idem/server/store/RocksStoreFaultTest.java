@@ -2,7 +2,9 @@ package io.idem.server.store;
 
 import static io.idem.server.store.RocksStoreTest.add;
 import static io.idem.server.store.RocksStoreTest.awaitDurable;
+import static io.idem.server.store.RocksStoreTest.b;
 import static io.idem.server.store.RocksStoreTest.items;
+import static io.idem.server.store.RocksStoreTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -124,6 +126,46 @@ class RocksStoreFaultTest {
     var again = reopen();
     assertThat(items(again.engine(), "k")).isEqualTo(range(0, 10));
     assertThat(items(again.engine(), "other")).isNull();
+    again.store().close();
+  }
+
+  @Test
+  void commit_aCommandsChangesAreOneGroup_allInTheLogOrNone() throws Exception {
+    var o = open(RocksStore.FsyncPolicy.NO);
+    faults.arm(Step.COMMIT_WRITE, Action.PAUSE);
+    boolean[] committedMidCommand = new boolean[1];
+    // A command that creates its value and changes it: two changes.
+    o.engine()
+        .write(
+            b("k"),
+            tx -> {
+              RocksStoreTest.LongSet s =
+                  tx.create(
+                      RocksStoreTest.LongSetCodec.INSTANCE,
+                      new RocksStoreTest.LongSet(),
+                      new byte[0]);
+              try {
+                committedMidCommand[0] = faults.awaitFired(1);
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              s.items.add(7L);
+              tx.log((byte) 1, payload(7));
+              return null;
+            });
+    assertThat(committedMidCommand[0])
+        .as("the committer took the creation before the command ended")
+        .isFalse();
+    assertThat(faults.awaitFired(10)).isTrue(); // the command's group, paused
+    faults.release();
+    faults.arm(Step.COMMIT_WRITE, Action.ROCKSDB_ERROR); // any later group fails
+    assertThat(waiterRuns(o.store(), o.store().lastSeq())).isTrue();
+    o.store().close();
+
+    var again = reopen();
+    assertThat(items(again.engine(), "k"))
+        .as("created and changed, or neither")
+        .containsExactly(7L);
     again.store().close();
   }
 

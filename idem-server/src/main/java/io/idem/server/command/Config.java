@@ -74,6 +74,14 @@ public final class Config {
             true,
             "memory for values before writes that grow it are refused; 0 off"));
     c.define(
+        bytes(
+            "maxmemory-clients",
+            defaultMaxMemoryClients(),
+            0,
+            Long.MAX_VALUE,
+            true,
+            "all clients' query and output buffers together before the largest is closed; 0 off"));
+    c.define(
         new Setting(
             "client-output-buffer-limit",
             Kind.OUTPUT_LIMIT,
@@ -148,6 +156,14 @@ public final class Config {
    */
   public static long defaultMaxMemory() {
     return Runtime.getRuntime().maxMemory() / 4 * 3 & -(1L << 20);
+  }
+
+  /**
+   * maxmemory-clients' default: a quarter of the heap, in whole MiB. Redis leaves it off, but here
+   * the buffers share the heap with the values, and a heap that fills up ends the process.
+   */
+  public static long defaultMaxMemoryClients() {
+    return Runtime.getRuntime().maxMemory() / 4 & -(1L << 20);
   }
 
   public static Setting str(String name, String def, boolean mutable, String help) {

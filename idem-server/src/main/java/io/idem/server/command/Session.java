@@ -21,6 +21,7 @@ public final class Session {
   private volatile boolean closing;
   private long durableSeqNeeded;
   private volatile long outputBytes;
+  private volatile long queryBytes;
 
   /**
    * @param closer closes the connection after the replies already queued are written
@@ -125,6 +126,15 @@ public final class Session {
 
   public void setOutputBytes(long bytes) {
     this.outputBytes = bytes;
+  }
+
+  /** Bytes held for a request not fully arrived (CLIENT LIST qbuf). */
+  public long queryBytes() {
+    return queryBytes;
+  }
+
+  public void setQueryBytes(long bytes) {
+    this.queryBytes = bytes;
   }
 
   /** Asks the connection to close once the replies already queued are written (QUIT, KILL). */

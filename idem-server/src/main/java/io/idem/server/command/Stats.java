@@ -30,6 +30,9 @@ public final class Stats {
   /** Clients closed for passing client-output-buffer-limit. */
   public final LongAdder outputBufferLimitDisconnections = new LongAdder();
 
+  /** Clients closed because all clients' buffers together passed maxmemory-clients. */
+  public final LongAdder evictedClients = new LongAdder();
+
   private final Map<String, CommandStats> commands = new ConcurrentHashMap<>();
 
   public CommandStats command(String name) {

@@ -7,6 +7,7 @@ import io.idem.server.command.Session;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
+import io.idem.server.resp.QueryMemory;
 import io.idem.server.resp.RespDecoder;
 import io.idem.server.resp.RespEncoder;
 import io.netty.buffer.ByteBuf;
@@ -23,7 +24,7 @@ import java.util.ArrayDeque;
  *
  * <p>Runs on the channel's event loop only, so its fields need no locks.
  */
-final class Connection extends ChannelInboundHandlerAdapter {
+final class Connection extends ChannelInboundHandlerAdapter implements QueryMemory {
 
   /** Replies held back for the log beyond this stop reading from the client until they drain. */
   private static final int MAX_HELD = 100_000;
@@ -52,6 +53,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   /** About the bytes of the held replies (Replies.approximateBytes). */
   private long heldBytes;
+
+  /** Bytes its decoder holds for a request not fully arrived (read from other loops). */
+  private volatile long queryBytes;
+
+  /** Chosen to be closed for maxmemory-clients: not chosen again while it closes. */
+  private volatile boolean evicted;
 
   /** Since when the output buffer has been over the soft limit; 0 while it is not. */
   private long softSinceMillis;
@@ -215,6 +222,64 @@ final class Connection extends ChannelInboundHandlerAdapter {
     out.clear();
     ctx.close();
     return true;
+  }
+
+  @Override
+  public boolean holding(long bytes) {
+    long delta = bytes - queryBytes;
+    queryBytes = bytes;
+    Session s = session;
+    if (s != null) {
+      s.setQueryBytes(bytes);
+    }
+    return server.clientMemory().changed(this, delta);
+  }
+
+  /** Unsent reply bytes as last measured (on each reply, and once a second). */
+  long outputBytesMeasured() {
+    Session s = session;
+    return s == null ? 0 : s.outputBytes();
+  }
+
+  /** What the client holds: its unfinished request and its unsent replies. */
+  long memoryBytes() {
+    return queryBytes + outputBytesMeasured();
+  }
+
+  boolean evicted() {
+    return evicted;
+  }
+
+  /**
+   * Closes the client for maxmemory-clients (from any loop). When {@code self}, the caller is this
+   * connection's decoder, which refuses the request and so closes it with the reason.
+   */
+  void evict(long bytes, long limit, boolean self) {
+    evicted = true;
+    server.stats().evictedClients.increment();
+    Session s = session;
+    if (s != null) {
+      server.logDropped(
+          s,
+          "it held the most ("
+              + bytes
+              + " bytes) when all clients' buffers passed maxmemory-clients ("
+              + limit
+              + ")");
+    }
+    if (!self) {
+      ctx.executor()
+          .execute(
+              () -> {
+                if (out != null) {
+                  held.clear();
+                  heldBytes = 0;
+                  closeAfterWrite = true;
+                  out.clear();
+                }
+                ctx.close();
+              });
+    }
   }
 
   /** Whether the command is an HTTP method or header line that no Redis command is named like. */

@@ -88,6 +88,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final java.util.function.Supplier<RespLimits> limits;
   private volatile OutputBufferLimit outputBufferLimit;
+  private volatile long maxMemoryClients;
+  private final ClientMemory clientMemory =
+      new ClientMemory(() -> maxMemoryClients, this::connections);
   private volatile long lastSaveSeconds;
   private volatile boolean saveOnShutdown = true;
   private int port;
@@ -107,6 +110,8 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     engine.setMaxMemory(config.getLong("maxmemory"));
     config.onChange("maxmemory", v -> engine.setMaxMemory(Long.parseLong(v)));
     this.outputBufferLimit = OutputBufferLimit.parse(config.get("client-output-buffer-limit"));
+    this.maxMemoryClients = config.getLong("maxmemory-clients");
+    config.onChange("maxmemory-clients", v -> maxMemoryClients = Long.parseLong(v));
     config.onChange(
         "client-output-buffer-limit", v -> outputBufferLimit = OutputBufferLimit.parse(v));
     config.onChange("appendfsync", v -> store.setFsyncPolicy(RocksStore.FsyncPolicy.parse(v)));
@@ -207,7 +212,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                     }
                     Connection connection = new Connection(IdemServer.this, dispatcher, store);
                     ch.pipeline()
-                        .addLast(new RespDecoder(limits, connection::authRequired))
+                        .addLast(new RespDecoder(limits, connection::authRequired, connection))
                         .addLast(connection);
                   }
                 });
@@ -292,6 +297,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         c.checkOutputLimitSoon(); // a client over the soft limit that gets no new replies
       }
     }
+    clientMemory.check();
     long timeout = config.getLong("timeout") * 1000;
     if (timeout > 0) {
       for (Session s : sessions.values()) {
@@ -353,6 +359,22 @@ public final class IdemServer implements ServerContext, AutoCloseable {
           + " interface only. To serve others, set a password (CONFIG SET requirepass from a"
           + " loopback client, or --set requirepass=...), or, on a network you trust only, turn"
           + " protected mode off (CONFIG SET protected-mode no, or --set protected-mode=no).";
+
+  ClientMemory clientMemory() {
+    return clientMemory;
+  }
+
+  /** The open connections' handlers. */
+  private Iterable<Connection> connections() {
+    List<Connection> out = new ArrayList<>(channels.size());
+    for (Channel ch : channels.values()) {
+      Connection c = ch.pipeline().get(Connection.class);
+      if (c != null) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
 
   /** The normal clients' client-output-buffer-limit, as set now. */
   OutputBufferLimit outputBufferLimit() {

@@ -270,6 +270,21 @@ final class MetricsServer implements AutoCloseable {
         "counter",
         "Client connections closed at once because maxclients were connected.");
     sample(b, "idem_connections_rejected_total", stats.rejectedConnections.sum());
+    family(
+        b,
+        "idem_output_buffer_limit_disconnections_total",
+        "counter",
+        "Clients closed for passing client-output-buffer-limit.");
+    sample(
+        b,
+        "idem_output_buffer_limit_disconnections_total",
+        stats.outputBufferLimitDisconnections.sum());
+    family(
+        b,
+        "idem_evicted_clients_total",
+        "counter",
+        "Clients closed because all clients' buffers together passed maxmemory-clients.");
+    sample(b, "idem_evicted_clients_total", stats.evictedClients.sum());
 
     family(b, "idem_keys", "gauge", "Keys held, expired ones not yet removed included.");
     sample(b, "idem_keys", engine.size());

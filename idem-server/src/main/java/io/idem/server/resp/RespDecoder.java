@@ -72,6 +72,9 @@ public final class RespDecoder extends ByteToMessageDecoder {
   static final String EXPECTED_CRLF = "Protocol error: expected '\\r\\n'";
   // Redis closes such a client without a reply; Idem says why.
   static final String QUERY_BUFFER_LIMIT = "Protocol error: client-query-buffer-limit reached";
+  // Redis closes an evicted client without a reply; Idem says why.
+  static final String MAXMEMORY_CLIENTS =
+      "Protocol error: the clients' buffers passed maxmemory-clients, this one the most";
 
   /** {@code Protocol error: expected '$', got 'x'}, as Redis words it. */
   static String expectedDollar(byte got) {
@@ -121,6 +124,10 @@ public final class RespDecoder extends ByteToMessageDecoder {
 
   private final Supplier<RespLimits> limits;
   private final BooleanSupplier authRequired;
+  private final QueryMemory memory;
+
+  /** The bytes last reported to {@link #memory}. */
+  private long reported;
 
   private State state = State.IDLE;
   private final HeaderLine header = new HeaderLine();
@@ -138,23 +145,27 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private byte @Nullable [] chunk;
   private int chunkFill;
   private @Nullable List<byte[]> chunks;
+  private long chunksBytes;
 
   // How many bytes of an unfinished inline line were searched for '\n' already.
   private int inlineScanned;
 
   /** A decoder for an authenticated connection (or a server without a password). */
   public RespDecoder(Supplier<RespLimits> limits) {
-    this(limits, () -> false);
+    this(limits, () -> false, QueryMemory.NONE);
   }
 
   /**
    * @param limits read at each decode, so changes apply to the next request
    * @param authRequired whether the connection still has to authenticate; while it does, Redis's
    *     tighter bounds apply (10 elements, 16 KiB bulks, 1 MiB buffered)
+   * @param memory told how many bytes an unfinished request holds after each read that leaves one
    */
-  public RespDecoder(Supplier<RespLimits> limits, BooleanSupplier authRequired) {
+  public RespDecoder(
+      Supplier<RespLimits> limits, BooleanSupplier authRequired, QueryMemory memory) {
     this.limits = limits;
     this.authRequired = authRequired;
+    this.memory = memory;
   }
 
   @Override
@@ -177,7 +188,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             case FAILED -> throw new AssertionError("decode after failure");
           };
       if (result == NEED_MORE) {
-        return;
+        break;
       }
       if (result instanceof ProtocolError) {
         fail();
@@ -186,10 +197,43 @@ public final class RespDecoder extends ByteToMessageDecoder {
         return;
       }
       if (result != null) {
+        report(0);
         out.add(result);
         return;
       }
     }
+    // Only a request left unfinished by a read is counted: one that arrives whole is parsed and
+    // run at once, and costs no shared counting.
+    if (state != State.IDLE && !report(heldBytes())) {
+      fail();
+      in.skipBytes(in.readableBytes());
+      out.add(new ProtocolError(MAXMEMORY_CLIENTS));
+    }
+  }
+
+  /**
+   * The bytes held for the unfinished request: its arguments, the bulk's pieces, a partial line.
+   */
+  private long heldBytes() {
+    byte[] c = chunk;
+    return 8L * args.length
+        + argBytes
+        + chunksBytes
+        + (c == null ? 0 : c.length)
+        + actualReadableBytes();
+  }
+
+  private boolean report(long bytes) {
+    if (bytes == reported) {
+      return true;
+    }
+    reported = bytes;
+    return memory.holding(bytes);
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    report(0); // the connection is gone, and what it held with it
   }
 
   /** Whether the decoder is between requests, holding no partial one. For tests. */
@@ -203,6 +247,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
   }
 
   private @Nullable Object startRequest(ByteBuf in) {
+    argBytes = 0;
     if (in.getByte(in.readerIndex()) == '*') {
       state = State.ARRAY_HEADER;
     } else {
@@ -325,6 +370,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
             chunks = new ArrayList<>();
           }
           chunks.add(c);
+          chunksBytes += c.length;
         }
         // Sized by what arrived, not by what was declared.
         c = new byte[Math.min(bulkLength - bulkRead, Math.max(in.readableBytes(), MIN_CHUNK))];
@@ -350,6 +396,7 @@ public final class RespDecoder extends ByteToMessageDecoder {
       System.arraycopy(chunk, 0, whole, at, chunkFill);
       chunk = whole;
       chunks = null;
+      chunksBytes = 0;
     }
     state = State.BULK_CR;
     return null;
@@ -424,8 +471,11 @@ public final class RespDecoder extends ByteToMessageDecoder {
   private void fail() {
     state = State.FAILED;
     args = NO_ARGS;
+    argBytes = 0;
     chunk = null;
     chunks = null;
+    chunksBytes = 0;
+    report(0);
   }
 
   /**

@@ -63,7 +63,7 @@ class ConnectionClientTest {
     assertThat(text("CLIENT", "INFO"))
         .matches(
             "id=1 addr=127\\.0\\.0\\.1:0 laddr=127\\.0\\.0\\.1:0 name=me age=\\d+ idle=\\d+ flags=N"
-                + " db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 omem=0 cmd=client user=default redir=-1"
+                + " db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf=0 omem=0 tot-mem=0 cmd=client user=default redir=-1"
                 + " resp=2\n");
   }
 

@@ -22,6 +22,8 @@ class GenericServerTest {
         .isEqualTo(
             "{\"maxclients\"=\"10000\", \"maxmemory\"=\""
                 + io.idem.server.command.Config.defaultMaxMemory()
+                + "\", \"maxmemory-clients\"=\""
+                + io.idem.server.command.Config.defaultMaxMemoryClients()
                 + "\", \"max-multibulk-len\"=\"1048576\", \"max-inline-len\"=\"65536\"}");
     assertThat(h.show("CONFIG", "GET", "t?meout", "databases"))
         .isEqualTo("{\"timeout\"=\"0\", \"databases\"=\"1\"}");

@@ -359,10 +359,62 @@ class RespDecoderTest {
   }
 
   @Test
+  void decode_unfinishedRequest_reportsTheBytesItHolds_andZeroOnceComplete() {
+    List<Long> reports = new ArrayList<>();
+    RespDecoder decoder =
+        new RespDecoder(
+            () -> RespLimits.DEFAULTS,
+            () -> false,
+            bytes -> {
+              reports.add(bytes);
+              return true;
+            });
+    List<String> seen = new ArrayList<>();
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            decoder,
+            new io.netty.channel.ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                seen.add(Decoding.show(msg));
+              }
+            });
+    channel.writeInbound(channel.alloc().buffer().writeBytes(bytes("PING\r\n")));
+    assertThat(reports).as("a request that arrives whole is not counted").isEmpty();
+    channel.writeInbound(
+        channel.alloc().buffer().writeBytes(bytes("*2\r\n$4\r\nECHO\r\n$100000\r\n")));
+    channel.writeInbound(channel.alloc().buffer().writeBytes(new byte[30_000]));
+    channel.writeInbound(channel.alloc().buffer().writeBytes(new byte[30_000]));
+    assertThat(reports).hasSize(3).startsWith(20L);
+    assertThat(reports.get(2))
+        .as("the argument so far and the bulk's pieces")
+        .isBetween(60_000L, 61_000L);
+    channel.writeInbound(channel.alloc().buffer().writeBytes(new byte[40_000]));
+    channel.writeInbound(channel.alloc().buffer().writeBytes(bytes("\r\n")));
+    assertThat(seen).hasSize(2);
+    assertThat(reports.getLast()).as("complete: nothing held").isZero();
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void decode_refusedByTheClientsMemory_isAProtocolError() {
+    RespDecoder decoder =
+        new RespDecoder(() -> RespLimits.DEFAULTS, () -> false, bytes -> bytes < 10_000);
+    EmbeddedChannel channel = new EmbeddedChannel(decoder);
+    channel.writeInbound(channel.alloc().buffer().writeBytes(bytes("*1\r\n$100000\r\n")));
+    assertThat((Object) channel.readInbound()).isNull();
+    channel.writeInbound(channel.alloc().buffer().writeBytes(new byte[20_000]));
+    assertThat(Decoding.show(channel.readInbound()))
+        .isEqualTo("ERR " + RespDecoder.MAXMEMORY_CLIENTS);
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
   void decode_authenticatedMidPipeline_nextCommandReadWithFullBounds() {
     // One command per decode: the handler runs AUTH before the next header is judged.
     AtomicBoolean authRequired = new AtomicBoolean(true);
-    RespDecoder decoder = new RespDecoder(() -> RespLimits.DEFAULTS, authRequired::get);
+    RespDecoder decoder =
+        new RespDecoder(() -> RespLimits.DEFAULTS, authRequired::get, QueryMemory.NONE);
     List<String> seen = new ArrayList<>();
     EmbeddedChannel channel =
         new EmbeddedChannel(
@@ -436,7 +488,9 @@ class RespDecoderTest {
     List<String> out = new ArrayList<>();
     for (Object o :
         Decoding.decodeObjects(
-            bytes(input), new int[0], new RespDecoder(() -> LONG_LINES, authRequired::get))) {
+            bytes(input),
+            new int[0],
+            new RespDecoder(() -> LONG_LINES, authRequired::get, QueryMemory.NONE))) {
       out.add(Decoding.show(o));
     }
     return out;

@@ -191,8 +191,12 @@ public final class Clients {
         + Math.max(0, (nowMillis - s.lastCommandMillis()) / 1000)
         + " flags="
         + (s.closing() ? "c" : "N")
-        + " db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 omem="
+        + " db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf="
+        + s.queryBytes()
+        + " omem="
         + s.outputBytes()
+        + " tot-mem="
+        + (s.queryBytes() + s.outputBytes())
         + " cmd="
         + s.lastCommand()
         + " user=default redir=-1 resp="

@@ -135,11 +135,13 @@ public final class Info {
     // used_memory is what maxmemory limits: the resident values, not the JVM's heap.
     field(b, "used_memory", e.usedMemory());
     field(b, "used_memory_human", human(e.usedMemory()));
+    // As Redis counts it: unfinished requests and unsent replies, what maxmemory-clients bounds.
     long clients = 0;
     for (io.idem.server.command.Session session : s.sessions()) {
-      clients += session.outputBytes();
+      clients += session.queryBytes() + session.outputBytes();
     }
     field(b, "mem_clients_normal", clients);
+    field(b, "maxmemory_clients", s.config().getLong("maxmemory-clients"));
     field(b, "jvm_heap_used", heapUsed);
     field(b, "jvm_heap_used_human", human(heapUsed));
     field(b, "jvm_heap_max", rt.maxMemory());
@@ -186,6 +188,7 @@ public final class Info {
     field(b, "total_net_output_bytes", st.netOutputBytes.sum());
     field(b, "rejected_connections", st.rejectedConnections.sum());
     field(b, "client_output_buffer_limit_disconnections", st.outputBufferLimitDisconnections.sum());
+    field(b, "evicted_clients", st.evictedClients.sum());
     field(b, "expired_keys", s.engine().expiredKeys());
     field(b, "evicted_keys", 0);
     field(b, "keyspace_hits", s.engine().keyspaceHits());

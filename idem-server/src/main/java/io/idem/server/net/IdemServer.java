@@ -97,6 +97,19 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private volatile long opsPerSec;
   private volatile boolean started = true;
   private long lastCommandCount;
+
+  /**
+   * Changes queued for the log past which it is said to be behind: far above what group commit
+   * keeps in flight (each connection stops reading 4,096 changes behind), so only a stalled or very
+   * slow disk gets there, with many connections.
+   */
+  static final long LOG_BEHIND = 100_000;
+
+  /**
+   * Whether the last once-a-second round found the log behind (logged once, and once caught up).
+   */
+  private boolean logBehind;
+
   private int tlsPort;
   private @Nullable MetricsServer metrics;
 
@@ -298,6 +311,18 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       }
     }
     clientMemory.check();
+    long behind = store.pendingChanges();
+    if (!logBehind && behind > LOG_BEHIND && store.failure() == null) {
+      logBehind = true;
+      log.warn(
+          "the log is {} changes behind the commands (RocksDB stalled, or the disk is slow); write"
+              + " replies wait for it, and the queue takes memory (INFO persistence"
+              + " journal_pending)",
+          behind);
+    } else if (logBehind && behind < LOG_BEHIND / 2) {
+      logBehind = false;
+      log.info("the log caught up: {} changes behind", behind);
+    }
     long timeout = config.getLong("timeout") * 1000;
     if (timeout > 0) {
       for (Session s : sessions.values()) {

@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
 final class ClientMemory {
 
   private final AtomicLong queryBytes = new AtomicLong();
+
+  /** All clients' unsent replies, as the last once-a-second check added them up. */
+  private volatile long outputBytes;
+
   private final LongSupplier limit;
   private final Supplier<Iterable<Connection>> connections;
 
@@ -41,7 +45,7 @@ final class ClientMemory {
   boolean changed(Connection grower, long delta) {
     long query = queryBytes.addAndGet(delta);
     long max = limit.getAsLong();
-    if (delta <= 0 || max == 0 || query <= max && query + outputBytes() <= max) {
+    if (delta <= 0 || max == 0 || query + outputBytes <= max) {
       return true;
     }
     return evictLargest(grower) != grower;
@@ -49,18 +53,15 @@ final class ClientMemory {
 
   /** Once a second: closes the client holding the most while all together pass the limit. */
   void check() {
-    long max = limit.getAsLong();
-    if (max > 0 && queryBytes.get() + outputBytes() > max) {
-      evictLargest(null);
-    }
-  }
-
-  private long outputBytes() {
     long sum = 0;
     for (Connection c : connections.get()) {
       sum += c.outputBytesMeasured();
     }
-    return sum;
+    outputBytes = sum;
+    long max = limit.getAsLong();
+    if (max > 0 && queryBytes.get() + sum > max) {
+      evictLargest(null);
+    }
   }
 
   /**

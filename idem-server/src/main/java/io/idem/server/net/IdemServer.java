@@ -99,16 +99,16 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private long lastCommandCount;
 
   /**
-   * Changes queued for the log past which it is said to be behind: far above what group commit
-   * keeps in flight (each connection stops reading 4,096 changes behind), so only a stalled or very
-   * slow disk gets there, with many connections.
+   * Seconds the log may stand still with changes waiting before it is said to be stalled. The queue
+   * itself stays bounded (connections stop being read about 4,096 changes behind), but every write
+   * reply waits, so a stall is worth a line.
    */
-  static final long LOG_BEHIND = 100_000;
+  static final int LOG_STALL_SECONDS = 5;
 
-  /**
-   * Whether the last once-a-second round found the log behind (logged once, and once caught up).
-   */
-  private boolean logBehind;
+  /** The log's position at the last once-a-second round, and the rounds it has not moved since. */
+  private long lastDurableSeq;
+
+  private int logStillRounds;
 
   private int tlsPort;
   private @Nullable MetricsServer metrics;
@@ -292,6 +292,25 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         TimeUnit.MILLISECONDS);
   }
 
+  /** Says, once each time, when the log stands still with changes waiting, and when it moves. */
+  private void watchTheLog() {
+    long durable = store.durableSeq();
+    long waiting = store.pendingChanges();
+    if (durable != lastDurableSeq || waiting == 0) {
+      if (logStillRounds >= LOG_STALL_SECONDS) {
+        log.info("the log moves again: {} changes wait for it", waiting);
+      }
+      lastDurableSeq = durable;
+      logStillRounds = 0;
+    } else if (++logStillRounds == LOG_STALL_SECONDS && store.failure() == null) {
+      log.warn(
+          "the log has not moved for {} s while {} changes wait for it (RocksDB stalled, or the"
+              + " disk is slow): write replies wait (INFO persistence journal_pending)",
+          LOG_STALL_SECONDS,
+          waiting);
+    }
+  }
+
   private void everySecond() {
     long processed = stats.commandsProcessed.sum();
     opsPerSec = processed - lastCommandCount;
@@ -311,18 +330,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       }
     }
     clientMemory.check();
-    long behind = store.pendingChanges();
-    if (!logBehind && behind > LOG_BEHIND && store.failure() == null) {
-      logBehind = true;
-      log.warn(
-          "the log is {} changes behind the commands (RocksDB stalled, or the disk is slow); write"
-              + " replies wait for it, and the queue takes memory (INFO persistence"
-              + " journal_pending)",
-          behind);
-    } else if (logBehind && behind < LOG_BEHIND / 2) {
-      logBehind = false;
-      log.info("the log caught up: {} changes behind", behind);
-    }
+    watchTheLog();
     long timeout = config.getLong("timeout") * 1000;
     if (timeout > 0) {
       for (Session s : sessions.values()) {

@@ -30,7 +30,7 @@ public final class Engine implements AutoCloseable {
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
   private final AtomicLong nextId;
-  private final AtomicLong usedMemory = new AtomicLong();
+  private final AtomicLong dataset = new AtomicLong();
   private final LongAdder expiredKeys = new LongAdder();
 
   /** Values with background work (see {@link ValueCodec#background}). */
@@ -277,7 +277,7 @@ public final class Engine implements AutoCloseable {
     void remeasure() {
       if (entry != null && keys.get(key) == entry) {
         long m = entry.measure();
-        usedMemory.addAndGet(m - entry.memory);
+        dataset.addAndGet(m - entry.memory);
         entry.memory = m;
       }
     }
@@ -297,7 +297,7 @@ public final class Engine implements AutoCloseable {
   private void removeLocked(Entry e) {
     keys.remove(e.key(), e);
     background.remove(e);
-    usedMemory.addAndGet(-e.memory);
+    dataset.addAndGet(-e.memory);
     e.memory = 0;
     if (e.expireAtMillis() != Entry.PERSISTENT) {
       expiries.remove(new Expiry(e.expireAtMillis(), e.id(), e.key()));
@@ -366,7 +366,7 @@ public final class Engine implements AutoCloseable {
       }
       if (old != null) {
         keys.remove(to, old);
-        usedMemory.addAndGet(-old.memory);
+        dataset.addAndGet(-old.memory);
         old.memory = 0;
         if (old.expireAtMillis() != Entry.PERSISTENT) {
           expiries.remove(new Expiry(old.expireAtMillis(), old.id(), to));
@@ -379,7 +379,7 @@ public final class Engine implements AutoCloseable {
       }
       e.setKey(to);
       keys.put(to, e);
-      usedMemory.addAndGet(to.bytes().length - from.bytes().length);
+      dataset.addAndGet(to.bytes().length - from.bytes().length);
       e.memory += to.bytes().length - from.bytes().length;
       journal.renamed(from, e, old);
       return RenameResult.RENAMED;
@@ -592,7 +592,7 @@ public final class Engine implements AutoCloseable {
     try {
       keys.clear();
       expiries.clear();
-      usedMemory.set(0);
+      dataset.set(0);
       journal.flushed();
     } finally {
       for (int i = STRIPES - 1; i >= 0; i--) {
@@ -606,8 +606,18 @@ public final class Engine implements AutoCloseable {
     return read(key, e -> e == null ? -1L : e.measure());
   }
 
+  /**
+   * Bytes the server holds for its data: the keys and their resident values, the changes not yet
+   * written, and the snapshot images being written. What maxmemory limits.
+   */
   public long usedMemory() {
-    return usedMemory.get();
+    Journal j = journal;
+    return dataset.get() + j.queuedBytes() + j.imageBytes();
+  }
+
+  /** Bytes the keys and their resident values take (INFO used_memory_dataset). */
+  public long datasetMemory() {
+    return dataset.get();
   }
 
   public void setMaxMemory(long bytes) {
@@ -655,7 +665,7 @@ public final class Engine implements AutoCloseable {
   /** Whether writes that may grow memory are refused now. */
   public boolean overMemoryLimit() {
     long max = maxMemory;
-    return max > 0 && usedMemory.get() >= max;
+    return max > 0 && usedMemory() >= max;
   }
 
   // ---- for the store
@@ -669,7 +679,7 @@ public final class Engine implements AutoCloseable {
       expiries.add(new Expiry(expireAtMillis, id, key));
     }
     e.memory = e.measure();
-    usedMemory.addAndGet(e.memory);
+    dataset.addAndGet(e.memory);
     nextId.accumulateAndGet(id + 1, Math::max);
     if (codec.hasBackgroundWork()) {
       background.add(e);

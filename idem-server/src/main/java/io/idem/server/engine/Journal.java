@@ -17,6 +17,19 @@ public interface Journal extends AutoCloseable {
   long durableSeq();
 
   /**
+   * Heap bytes the changes handed out and not yet written hold, with the rows readers see before
+   * they are written (Redis's AOF buffer). Part of what maxmemory counts.
+   */
+  default long queuedBytes() {
+    return 0;
+  }
+
+  /** Heap bytes of snapshot images being written. Part of what maxmemory counts. */
+  default long imageBytes() {
+    return 0;
+  }
+
+  /**
    * Opens a command on the calling thread: the changes it journals until the matching {@link
    * #endCommand} are written to the log together, so after a crash all of them are there or none (a
    * BF.INSERT that creates its filter and adds to it is never found created but empty). Calls nest;

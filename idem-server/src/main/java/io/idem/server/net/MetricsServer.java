@@ -296,8 +296,15 @@ final class MetricsServer implements AutoCloseable {
         b,
         "idem_memory_used_bytes",
         "gauge",
-        "Bytes the keys and their resident values take: what maxmemory limits.");
+        "Bytes the keys, their resident values, the changes waiting for the log and the snapshot"
+            + " images being written take: what maxmemory limits.");
     sample(b, "idem_memory_used_bytes", engine.usedMemory());
+    family(
+        b,
+        "idem_memory_log_queue_bytes",
+        "gauge",
+        "Bytes the changes waiting for the log hold, with the rows readers see meanwhile.");
+    sample(b, "idem_memory_log_queue_bytes", engine.journal().queuedBytes());
     family(b, "idem_memory_max_bytes", "gauge", "The maxmemory setting; 0 means no limit.");
     sample(b, "idem_memory_max_bytes", engine.maxMemory());
     family(

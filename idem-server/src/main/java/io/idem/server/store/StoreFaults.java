@@ -30,7 +30,9 @@ public interface StoreFaults {
     /** A snapshot, after the truncation is queued. */
     SNAPSHOT_TRUNCATED,
     /** A background write of rows (a dedup table's pending claims), before it is written. */
-    ROWS_WRITE
+    ROWS_WRITE,
+    /** A durability waiter, after it found its change unwritten, before it takes the lock. */
+    WAITER_REGISTER
   }
 
   /** Called at {@code step}; throws to make it fail. */

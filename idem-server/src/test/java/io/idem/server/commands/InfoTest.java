@@ -99,6 +99,8 @@ class InfoTest {
     String text = info("memory");
     assertThat(text)
         .contains("\r\nused_memory:" + h.engine.usedMemory() + "\r\n")
+        .contains("\r\nused_memory_dataset:" + h.engine.datasetMemory() + "\r\n")
+        .contains("\r\nmem_aof_buffer:0\r\nmem_snapshot_images:0\r\n")
         .contains("\r\nmaxmemory:67108864\r\nmaxmemory_human:64.00M\r\n")
         .contains("\r\nmaxmemory_policy:noeviction\r\n")
         .containsPattern("\r\nused_memory_human:\\d+B\r\n")

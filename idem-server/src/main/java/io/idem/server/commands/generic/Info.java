@@ -132,9 +132,14 @@ public final class Info {
     long heapUsed = rt.totalMemory() - rt.freeMemory();
     long maxMemory = s.config().getLong("maxmemory");
     title(b, "Memory");
-    // used_memory is what maxmemory limits: the resident values, not the JVM's heap.
-    field(b, "used_memory", e.usedMemory());
-    field(b, "used_memory_human", human(e.usedMemory()));
+    // used_memory is what maxmemory limits: the resident values, the changes waiting for the log
+    // (Redis's AOF buffer) and the snapshot images being written; not the JVM's heap.
+    long used = e.usedMemory();
+    field(b, "used_memory", used);
+    field(b, "used_memory_human", human(used));
+    field(b, "used_memory_dataset", e.datasetMemory());
+    field(b, "mem_aof_buffer", e.journal().queuedBytes());
+    field(b, "mem_snapshot_images", e.journal().imageBytes());
     // As Redis counts it: unfinished requests and unsent replies, what maxmemory-clients bounds.
     long clients = 0;
     for (io.idem.server.command.Session session : s.sessions()) {

@@ -76,6 +76,22 @@ final class ServerProcess implements AutoCloseable {
     return port;
   }
 
+  /** A line of the process's /proc status in kB (VmRSS: resident now, VmHWM: its peak). */
+  long statusKb(String field) throws IOException {
+    for (String line :
+        java.nio.file.Files.readAllLines(
+            Path.of("/proc", Long.toString(process.pid()), "status"))) {
+      if (line.startsWith(field + ":")) {
+        return Long.parseLong(line.substring(field.length() + 1).replace("kB", "").trim());
+      }
+    }
+    throw new IOException("no " + field + " in the server's /proc status");
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
   /** SIGKILL: no shutdown hook, no flush, no close. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

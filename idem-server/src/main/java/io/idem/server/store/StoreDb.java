@@ -166,8 +166,8 @@ final class StoreDb implements AutoCloseable {
    * drops the records the truncation covers, and writes to disk only those that came after it. A
    * range delete frees no memtable memory, so without the flush the next round's records would push
    * the memtable past the budget and be flushed before their own truncation. With 16 MiB buffers
-   * (b8b14fb) each round's log was flushed before its truncation, most of RocksDB's background
-   * work under BF.ADD (BENCHMARKS.md). What is flushed is not compressed: it is soon deleted.
+   * (b8b14fb) each round's log was flushed before its truncation, most of RocksDB's background work
+   * under BF.ADD (BENCHMARKS.md). What is flushed is not compressed: it is soon deleted.
    */
   private static ColumnFamilyOptions logOptions() {
     return new ColumnFamilyOptions()

@@ -8,6 +8,8 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -60,6 +62,12 @@ public final class Main {
             .addSubcommand(serve)
             .addSubcommand(size)
             .addSubcommand(uniq);
+    // The settings come last, as the server defines them, one per line: not reflowed as text.
+    CommandLine serveLine = cl.getSubcommands().get("serve");
+    serveLine.getHelpSectionMap().put("settings", help -> ServeCommand.settingsHelp());
+    List<String> sections = new ArrayList<>(serveLine.getHelpSectionKeys());
+    sections.add("settings");
+    serveLine.setHelpSectionKeys(sections);
     cl.setParameterExceptionHandler(Main::usageError);
     cl.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {

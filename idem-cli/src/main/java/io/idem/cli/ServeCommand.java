@@ -35,10 +35,7 @@ import picocli.CommandLine.Option;
     footer = {
       "",
       "The configuration file has one setting per line, as redis.conf: `name value`; `#` starts a"
-          + " comment. Settings: bind, port, dir, requirepass, maxclients, timeout, maxmemory,"
-          + " appendfsync, proto-max-bulk-len, client-query-buffer-limit, max-multibulk-len,"
-          + " max-inline-len, snapshot-interval, snapshot-log-bytes, tls-port, tls-cert-file,"
-          + " tls-key-file, metrics-port, metrics-bind, loglevel (docs/commands/server.md).",
+          + " comment. Every setting is listed below with its default (docs/commands/server.md).",
       "",
       "Examples:",
       "  idem serve",
@@ -69,6 +66,12 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "DIR",
       description = "Data directory (default ./idem-data).")
   @Nullable String dir;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "Show this help, with every setting and its default, and exit.")
+  boolean help;
 
   @Option(names = "--config", paramLabel = "FILE", description = "A configuration file.")
   @Nullable Path configFile;
@@ -101,6 +104,39 @@ final class ServeCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /**
+   * The help's list of settings, from the server's own definitions: name, default (as this JVM
+   * computes it: maxmemory's depends on the heap), and what it does; * marks those CONFIG SET can
+   * change while the server runs.
+   */
+  static String settingsHelp() {
+    List<Config.Setting> all = Config.defaults().settings();
+    int nameWidth = 0;
+    for (Config.Setting s : all) {
+      nameWidth = Math.max(nameWidth, s.name().length());
+    }
+    StringBuilder b = new StringBuilder();
+    b.append(System.lineSeparator())
+        .append("Settings and their defaults (* can change while running, by CONFIG SET):")
+        .append(System.lineSeparator());
+    for (Config.Setting s : all) {
+      b.append("  ")
+          .append(s.mutable() ? "* " : "  ")
+          .append(s.name())
+          .append(" ".repeat(nameWidth - s.name().length() + 2))
+          .append(shown(s.defaultValue()))
+          .append(System.lineSeparator())
+          .append("        ")
+          .append(s.help())
+          .append(System.lineSeparator());
+    }
+    return b.toString();
+  }
+
+  private static String shown(String defaultValue) {
+    return defaultValue.isEmpty() ? "\"\"" : defaultValue;
   }
 
   /** Each listening address with its port: {@code 127.0.0.1:6379, [::1]:6379}. */

@@ -32,6 +32,26 @@ class MainTest {
   }
 
   @Test
+  void run_serveHelp_listsEverySettingWithItsDefault() {
+    Run run = Run.main("", "serve", "--help");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.outText()).contains("Usage: idem serve").contains("--help");
+    for (io.idem.server.command.Config.Setting s :
+        io.idem.server.command.Config.defaults().settings()) {
+      String shown = s.defaultValue().isEmpty() ? "\"\"" : s.defaultValue();
+      assertThat(run.outText())
+          .as(s.name())
+          .containsPattern(
+              "(?m)^  [* ] "
+                  + java.util.regex.Pattern.quote(s.name())
+                  + " +"
+                  + java.util.regex.Pattern.quote(shown)
+                  + "\\R        \\S");
+    }
+  }
+
+  @Test
   void run_noCommand_exits2() {
     Run run = Run.main("");
 

@@ -36,7 +36,12 @@ public record CommandSpec(
     /** Allowed before AUTH. */
     NO_AUTH,
     LOADING,
-    STALE;
+    STALE,
+    /**
+     * Touches keys beyond its key positions (sources after a count): a transaction that holds it
+     * locks every key.
+     */
+    MOVABLEKEYS;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);

@@ -23,6 +23,16 @@ public final class Session {
   private volatile long outputBytes;
   private volatile long queryBytes;
 
+  // MULTI ... EXEC: the queued commands (null outside MULTI), whether one was refused while
+  // queueing, and the keys WATCH recorded, by key bytes.
+  private java.util.@Nullable List<Command> queued;
+  private boolean queueRefused;
+  // What CLIENT LIST shows of them, read from other threads.
+  private volatile int queuedShown = -1;
+  private volatile int watchedShown;
+  private final java.util.Map<java.nio.ByteBuffer, io.idem.server.engine.Engine.Watched> watched =
+      new java.util.LinkedHashMap<>();
+
   /**
    * @param closer closes the connection after the replies already queued are written
    */
@@ -145,5 +155,71 @@ public final class Session {
 
   public boolean closing() {
     return closing;
+  }
+
+  // ---- transactions
+
+  /** Whether MULTI has begun a transaction that EXEC or DISCARD has not ended. */
+  public boolean inMulti() {
+    return queued != null;
+  }
+
+  public void beginMulti() {
+    queued = new java.util.ArrayList<>();
+    queueRefused = false;
+    queuedShown = 0;
+  }
+
+  /** Queues a command for EXEC. */
+  public void queue(Command command) {
+    if (queued == null) {
+      throw new IllegalStateException("not in MULTI");
+    }
+    queued.add(command);
+    queuedShown = queued.size();
+  }
+
+  /** A command was refused while queueing: EXEC will discard the transaction. */
+  public void refuseQueue() {
+    queueRefused = true;
+  }
+
+  public boolean queueRefused() {
+    return queueRefused;
+  }
+
+  /** Ends the transaction and forgets every watched key; returns what was queued. */
+  public java.util.List<Command> endMulti() {
+    java.util.List<Command> q = queued == null ? java.util.List.of() : queued;
+    queued = null;
+    queueRefused = false;
+    queuedShown = -1;
+    unwatch();
+    return q;
+  }
+
+  /** Commands queued so far, -1 outside MULTI (CLIENT LIST's multi=); from any thread. */
+  public int queuedCount() {
+    return queuedShown;
+  }
+
+  /** Keys watched (CLIENT LIST's watch=); from any thread. */
+  public int watchedCount() {
+    return watchedShown;
+  }
+
+  /** Records a key as WATCH saw it; a key watched again keeps what was seen first. */
+  public void watch(byte[] key, io.idem.server.engine.Engine.Watched seen) {
+    watched.putIfAbsent(java.nio.ByteBuffer.wrap(key.clone()), seen);
+    watchedShown = watched.size();
+  }
+
+  public java.util.Map<java.nio.ByteBuffer, io.idem.server.engine.Engine.Watched> watched() {
+    return watched;
+  }
+
+  public void unwatch() {
+    watched.clear();
+    watchedShown = 0;
   }
 }

@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import static io.idem.server.command.CommandSpec.Flag.DENYOOM;
 import static io.idem.server.command.CommandSpec.Flag.FAST;
+import static io.idem.server.command.CommandSpec.Flag.MOVABLEKEYS;
 import static io.idem.server.command.CommandSpec.Flag.READONLY;
 import static io.idem.server.command.CommandSpec.Flag.WRITE;
 import static io.idem.server.command.CommandSpec.command;
@@ -53,7 +54,7 @@ public final class CmsCommands {
             .doc("Replies the estimated count of items", "O(n * d)")
             .build(),
         command("cms.merge", -4, new CmsMergeCommand())
-            .flags(WRITE, DENYOOM)
+            .flags(WRITE, DENYOOM, MOVABLEKEYS)
             .key()
             .group("cms")
             .doc("Sets a sketch to the weighted sum of sketches", "O(k * w * d)")

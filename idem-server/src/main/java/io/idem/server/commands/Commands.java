@@ -21,6 +21,7 @@ public final class Commands {
   public static CommandRegistry registry() {
     return new CommandRegistry()
         .register(ConnectionCommands.specs())
+        .register(TransactionCommands.specs())
         .register(GenericCommands.specs())
         .register(BloomCommands.specs())
         .register(CuckooCommands.specs())

@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import static io.idem.server.command.CommandSpec.Flag.DENYOOM;
 import static io.idem.server.command.CommandSpec.Flag.FAST;
+import static io.idem.server.command.CommandSpec.Flag.MOVABLEKEYS;
 import static io.idem.server.command.CommandSpec.Flag.READONLY;
 import static io.idem.server.command.CommandSpec.Flag.WRITE;
 import static io.idem.server.command.CommandSpec.command;
@@ -48,6 +49,7 @@ public final class TdigestCommands {
                 new TdigestMergeCommand(),
                 "Sets a t-digest to the merge of t-digests",
                 "O(k * c log c) for k sources")
+            .flags(WRITE, DENYOOM, MOVABLEKEYS)
             .build(),
         read(
                 "tdigest.min",

@@ -209,6 +209,53 @@ public final class Engine implements AutoCloseable {
     }
   }
 
+  // ---- transactions
+
+  /**
+   * Opens a transaction (EXEC): locks the stripes of {@code keys}, or every stripe when null, in
+   * stripe order, and opens one journal command, so the commands run inside see and change those
+   * keys as of one instant and their changes reach the log as one group. Commands inside take the
+   * same locks again (they are reentrant); one that locks a key outside {@code keys} could
+   * deadlock, so callers pass null unless they know every key.
+   */
+  public AutoCloseable transaction(@Nullable List<byte[]> keys) {
+    int[] order;
+    if (keys == null) {
+      order = java.util.stream.IntStream.range(0, STRIPES).toArray();
+    } else {
+      order = keys.stream().mapToInt(k -> stripeIndex(new Key(k))).sorted().distinct().toArray();
+    }
+    for (int i : order) {
+      stripes[i].lock();
+    }
+    journal.beginCommand();
+    return () -> {
+      try {
+        journal.endCommand();
+      } finally {
+        for (int i = order.length - 1; i >= 0; i--) {
+          stripes[order[i]].unlock();
+        }
+      }
+    };
+  }
+
+  /** What a WATCH saw of a key: its live entry (null if missing) and that entry's version. */
+  public record Watched(@Nullable Entry entry, long version) {}
+
+  /** The key as WATCH sees it now. */
+  public Watched watch(byte[] key) {
+    return peek(key, e -> new Watched(e, e == null ? 0 : e.version));
+  }
+
+  /**
+   * Whether the key changed since {@code seen}: written, expired, deleted, renamed away or over, or
+   * created. A key created and deleted again in between is not seen (Redis would see it).
+   */
+  public boolean touchedSince(byte[] key, Watched seen) {
+    return peek(key, e -> e != seen.entry() || e != null && e.version != seen.version());
+  }
+
   private final class Tx implements KeyTx {
     private final Key key;
     private @Nullable Entry entry;
@@ -248,6 +295,7 @@ public final class Engine implements AutoCloseable {
       if (entry == null) {
         throw new IllegalStateException("no entry to log for: " + key);
       }
+      entry.version++;
       journal.mutated(entry, op, payload, rows);
     }
 
@@ -256,6 +304,7 @@ public final class Engine implements AutoCloseable {
       if (entry == null) {
         throw new IllegalStateException("no entry to change rows of: " + key);
       }
+      entry.version++;
       journal.rowsChanged(entry, rows);
     }
 
@@ -453,6 +502,7 @@ public final class Engine implements AutoCloseable {
       expiries.remove(new Expiry(e.expireAtMillis(), e.id(), e.key()));
     }
     e.setExpireAtMillis(atMillis);
+    e.version++;
     if (atMillis != Entry.PERSISTENT) {
       expiries.add(new Expiry(atMillis, e.id(), e.key()));
     }

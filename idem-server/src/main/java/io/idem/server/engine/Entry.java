@@ -19,6 +19,9 @@ public final class Entry {
   private volatile long expireAtMillis = PERSISTENT;
   long memory;
 
+  /** Changes made to the value or its expiry, for WATCH: a watched key is touched when it moves. */
+  long version;
+
   Entry(long id, Key key, ValueCodec<?> codec, Object value) {
     this.id = id;
     this.key = key;

@@ -170,6 +170,31 @@ class RocksStoreFaultTest {
   }
 
   @Test
+  void transaction_theChangesOfAllItsCommandsAreOneGroup_allInTheLogOrNone() throws Exception {
+    var o = open(RocksStore.FsyncPolicy.NO);
+    faults.arm(Step.COMMIT_WRITE, Action.PAUSE);
+    boolean committedMidTransaction;
+    // EXEC of two commands on two keys: one journal command around both.
+    try (AutoCloseable tx = o.engine().transaction(null)) {
+      add(o.engine(), "a", 1);
+      committedMidTransaction = faults.awaitFired(1);
+      add(o.engine(), "b", 2);
+    }
+    assertThat(committedMidTransaction)
+        .as("the committer took the first command before the transaction ended")
+        .isFalse();
+    assertThat(faults.awaitFired(10)).isTrue(); // the transaction's group, paused
+    faults.release();
+    assertThat(waiterRuns(o.store(), o.store().lastSeq())).isTrue();
+    o.store().close();
+
+    var again = reopen();
+    assertThat(items(again.engine(), "a")).containsExactly(1L);
+    assertThat(items(again.engine(), "b")).containsExactly(2L);
+    again.store().close();
+  }
+
+  @Test
   void commit_errorInTheCallbacks_refusesWritesAndWakesEveryWaiter() throws Exception {
     var o = open(RocksStore.FsyncPolicy.NO);
     add(o.engine(), "k", 0);

@@ -190,8 +190,12 @@ public final class Clients {
         + " idle="
         + Math.max(0, (nowMillis - s.lastCommandMillis()) / 1000)
         + " flags="
-        + (s.closing() ? "c" : "N")
-        + " db=0 sub=0 psub=0 ssub=0 multi=-1 watch=0 qbuf="
+        + (s.closing() ? "c" : s.queuedCount() >= 0 ? "x" : "N")
+        + " db=0 sub=0 psub=0 ssub=0 multi="
+        + s.queuedCount()
+        + " watch="
+        + s.watchedCount()
+        + " qbuf="
         + s.queryBytes()
         + " omem="
         + s.outputBytes()

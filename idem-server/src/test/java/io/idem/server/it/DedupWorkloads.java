@@ -25,7 +25,72 @@ final class DedupWorkloads {
   private DedupWorkloads() {}
 
   static List<CrashWorkload> all() {
-    return List.of(new Owned("EXACT"), new Owned("RECENT"), new Filter(), new Slices());
+    return List.of(
+        new Owned("EXACT"), new Owned("RECENT"), new Filter(), new Slices(), new Transactions());
+  }
+
+  /**
+   * MULTI, a claim of the same id in two EXACT tables, EXEC, pipelined: after a restart every
+   * acknowledged transaction's id is in both tables, and an id whose EXEC was cut off is in both or
+   * in neither (a transaction reaches the log whole or not at all).
+   */
+  static final class Transactions extends CrashWorkload {
+    private final Acked acked = new Acked();
+    private final List<String> inFlight = new ArrayList<>();
+    private int n;
+
+    Transactions() {
+      super("MULTI, DEDUP.CLAIM in two tables, EXEC");
+    }
+
+    @Override
+    void create(RespClient c) throws IOException {
+      ok(c.call("DEDUP.RESERVE", "txa", "24h"), "DEDUP.RESERVE txa");
+      ok(c.call("DEDUP.RESERVE", "txb", "24h"), "DEDUP.RESERVE txb");
+    }
+
+    @Override
+    void batch(RespClient c, Random random) throws IOException {
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 32; i++, n++) {
+        String id = "t" + cycle + "-" + n;
+        ids.add(id);
+        c.send("MULTI");
+        c.send("DEDUP.CLAIM", "txa", id, "w");
+        c.send("DEDUP.CLAIM", "txb", id, "w");
+        c.send("EXEC");
+      }
+      inFlight.addAll(ids);
+      c.flush();
+      for (String id : ids) {
+        assertThat(c.read()).as("MULTI").isEqualTo("OK");
+        assertThat(c.read()).as("queued").isEqualTo("QUEUED");
+        assertThat(c.read()).as("queued").isEqualTo("QUEUED");
+        List<?> replies = list(c.read(), "EXEC " + id);
+        assertThat(replies).as("EXEC %s", id).hasSize(2);
+        inFlight.remove(id);
+        acked.items.add(id);
+        acknowledged++;
+      }
+    }
+
+    @Override
+    void verify(RespClient c, Random random) throws IOException {
+      expectEach(c, acked.toCheck(random), 1L, "DEDUP.EXISTS", "txa");
+      expectEach(c, acked.toCheck(random), 1L, "DEDUP.EXISTS", "txb");
+      acked.checked();
+      for (String id : inFlight) {
+        Object a = c.call("DEDUP.EXISTS", "txa", id);
+        Object b = c.call("DEDUP.EXISTS", "txb", id);
+        assertThat(b)
+            .as("the cut-off transaction %s: in both tables or in neither", id)
+            .isEqualTo(a);
+        if (a.equals(1L)) {
+          acked.items.add(id); // it was applied: the truth from now on
+        }
+      }
+      inFlight.clear();
+    }
   }
 
   /**

@@ -218,7 +218,7 @@ public final class Engine implements AutoCloseable {
    * same locks again (they are reentrant); one that locks a key outside {@code keys} could
    * deadlock, so callers pass null unless they know every key.
    */
-  public AutoCloseable transaction(@Nullable List<byte[]> keys) {
+  public Transaction transaction(@Nullable List<byte[]> keys) {
     int[] order;
     if (keys == null) {
       order = java.util.stream.IntStream.range(0, STRIPES).toArray();
@@ -238,6 +238,12 @@ public final class Engine implements AutoCloseable {
         }
       }
     };
+  }
+
+  /** An open transaction; closing it queues its changes and lets go of its locks. */
+  public interface Transaction extends AutoCloseable {
+    @Override
+    void close();
   }
 
   /** What a WATCH saw of a key: its live entry (null if missing) and that entry's version. */

@@ -175,7 +175,7 @@ class RocksStoreFaultTest {
     faults.arm(Step.COMMIT_WRITE, Action.PAUSE);
     boolean committedMidTransaction;
     // EXEC of two commands on two keys: one journal command around both.
-    try (AutoCloseable tx = o.engine().transaction(null)) {
+    try (var tx = o.engine().transaction(null)) {
       add(o.engine(), "a", 1);
       committedMidTransaction = faults.awaitFired(1);
       add(o.engine(), "b", 2);

@@ -12,7 +12,9 @@ public enum FormatFamily {
   COUNT_MIN(5),
   HYPERLOGLOG(6),
   TOPK(7),
-  TDIGEST(8);
+  TDIGEST(8),
+  /** A Bloom filter in RedisBloom's layout and hashing (moved in from RedisBloom). */
+  REDISBLOOM_CHAIN(9);
 
   private final int id;
 

@@ -16,7 +16,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.HYPERLOGLOG.id()).isEqualTo(6);
     assertThat(FormatFamily.TOPK.id()).isEqualTo(7);
     assertThat(FormatFamily.TDIGEST.id()).isEqualTo(8);
-    assertThat(FormatFamily.values()).hasSize(8);
+    assertThat(FormatFamily.REDISBLOOM_CHAIN.id()).isEqualTo(9);
+    assertThat(FormatFamily.values()).hasSize(9);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import io.idem.server.command.CommandRegistry;
 import io.idem.server.commands.bloom.BloomCodec;
+import io.idem.server.commands.bloom.RedisBloomCodec;
 import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.counter.CounterCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
@@ -39,6 +40,7 @@ public final class Commands {
     return new Codecs(
         List.of(
             BloomCodec.INSTANCE,
+            RedisBloomCodec.INSTANCE,
             CuckooCodec.INSTANCE,
             CmsCodec.INSTANCE,
             DedupCodec.INSTANCE,

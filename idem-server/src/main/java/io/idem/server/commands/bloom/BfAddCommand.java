@@ -1,6 +1,5 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
 import io.idem.server.reply.Reply;
@@ -14,14 +13,6 @@ public final class BfAddCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     return call.engine()
-        .write(
-            call.arg(1),
-            tx -> {
-              ScalableBloomFilter f = Blooms.filter(tx.entry());
-              if (f == null) {
-                f = Blooms.create(tx, call.engine(), Blooms.Params.DEFAULTS);
-              }
-              return Blooms.addAll(call, tx, f, 2).getFirst();
-            });
+        .write(call.arg(1), tx -> Blooms.addToKey(call, tx, Blooms.Params.DEFAULTS, 2).getFirst());
   }
 }

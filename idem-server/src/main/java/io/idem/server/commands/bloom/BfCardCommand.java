@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
@@ -14,6 +15,10 @@ public final class BfCardCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
+              RedisBloomChain c = Blooms.chain(e);
+              if (c != null) {
+                return Reply.integer(c.itemCount());
+              }
               ScalableBloomFilter f = Blooms.filter(e);
               return Reply.integer(f == null ? 0 : f.itemCount());
             });

@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
@@ -14,13 +15,20 @@ public final class BfExistsCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    Hash128 h = new Hash128().hash(call.arg(2));
     return call.engine()
         .read(
             call.arg(1),
             e -> {
+              RedisBloomChain c = Blooms.chain(e);
+              if (c != null) {
+                return Blooms.bool(call, c.mightContain(call.arg(2)));
+              }
               ScalableBloomFilter f = Blooms.filter(e);
-              return Blooms.bool(call, f != null && f.mightContain(h.h1(), h.h2()));
+              if (f == null) {
+                return Blooms.bool(call, false);
+              }
+              Hash128 h = new Hash128().hash(call.arg(2));
+              return Blooms.bool(call, f.mightContain(h.h1(), h.h2()));
             });
   }
 }

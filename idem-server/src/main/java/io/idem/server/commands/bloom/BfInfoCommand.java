@@ -1,14 +1,17 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Errors;
 import io.idem.server.command.Handler;
+import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | ERROR | FPRATE | BITSPERITEM] —
@@ -26,46 +29,76 @@ public final class BfInfoCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              ScalableBloomFilter f = Blooms.filter(e);
-              if (f == null) {
-                throw new CommandException(BloomErrors.NOT_FOUND);
-              }
+              Shown f = shown(e);
               if (call.argc() == 2) {
                 return Reply.map(
                     List.of(
                         Reply.simple("Capacity"), Reply.integer(f.capacity()),
-                        Reply.simple("Size"), Reply.integer(f.sizeInBytes()),
-                        Reply.simple("Number of filters"), Reply.integer(f.layerCount()),
-                        Reply.simple("Number of items inserted"), Reply.integer(f.itemCount()),
-                        Reply.simple("Expansion rate"), expansion(f)));
+                        Reply.simple("Size"), Reply.integer(f.size()),
+                        Reply.simple("Number of filters"), Reply.integer(f.filters()),
+                        Reply.simple("Number of items inserted"), Reply.integer(f.items()),
+                        Reply.simple("Expansion rate"), f.expansionReply()));
               }
               String field = new String(call.arg(2), StandardCharsets.ISO_8859_1);
               return switch (field.toLowerCase(Locale.ROOT)) {
                 case "capacity" -> one(call, "Capacity", Reply.integer(f.capacity()));
-                case "size" -> one(call, "Size", Reply.integer(f.sizeInBytes()));
-                case "filters" -> one(call, "Number of filters", Reply.integer(f.layerCount()));
-                case "items" -> one(call, "Number of items inserted", Reply.integer(f.itemCount()));
-                case "expansion" -> one(call, "Expansion rate", expansion(f));
+                case "size" -> one(call, "Size", Reply.integer(f.size()));
+                case "filters" -> one(call, "Number of filters", Reply.integer(f.filters()));
+                case "items" -> one(call, "Number of items inserted", Reply.integer(f.items()));
+                case "expansion" -> one(call, "Expansion rate", f.expansionReply());
                 // Idem's own: the configured rate, the rate expected now, and the bits per item
                 // of capacity, each as RedisBloom shapes a single field.
-                case "error" -> one(call, "Error rate", new Reply.Double(f.configuredErrorRate()));
+                case "error" -> one(call, "Error rate", new Reply.Double(f.error()));
                 case "fprate" ->
-                    one(
-                        call,
-                        "Estimated false positive rate",
-                        new Reply.Double(f.estimatedFalsePositiveRate()));
+                    one(call, "Estimated false positive rate", new Reply.Double(f.fprate()));
                 case "bitsperitem" ->
-                    one(
-                        call,
-                        "Bits per item",
-                        new Reply.Double(f.sizeInBytes() * 8.0 / f.capacity()));
+                    one(call, "Bits per item", new Reply.Double(f.size() * 8.0 / f.capacity()));
                 default -> throw new CommandException(BloomErrors.INVALID_INFO);
               };
             });
   }
 
-  private static Reply expansion(ScalableBloomFilter f) {
-    return f.isScaling() ? Reply.integer(f.expansion()) : Reply.NULL;
+  /** What BF.INFO shows of a filter, in Idem's layout or RedisBloom's. */
+  private record Shown(
+      long capacity,
+      long size,
+      int filters,
+      long items,
+      boolean scaling,
+      int expansion,
+      double error,
+      double fprate) {
+    Reply expansionReply() {
+      return scaling ? Reply.integer(expansion) : Reply.NULL;
+    }
+  }
+
+  private static Shown shown(@Nullable Entry e) {
+    RedisBloomChain c = Blooms.chain(e);
+    if (c != null) {
+      return new Shown(
+          c.capacity(),
+          c.sizeInBytes(),
+          c.linkCount(),
+          c.itemCount(),
+          c.isScaling(),
+          c.expansion(),
+          c.configuredErrorRate(),
+          c.estimatedFalsePositiveRate());
+    }
+    ScalableBloomFilter f = Blooms.filter(e);
+    if (f == null) {
+      throw new CommandException(BloomErrors.NOT_FOUND);
+    }
+    return new Shown(
+        f.capacity(),
+        f.sizeInBytes(),
+        f.layerCount(),
+        f.itemCount(),
+        f.isScaling(),
+        f.expansion(),
+        f.configuredErrorRate(),
+        f.estimatedFalsePositiveRate());
   }
 
   /** One field: under RESP3 a map of one pair, under RESP2 an array of the value alone. */

@@ -67,17 +67,7 @@ public final class BfInsertCommand implements Handler {
     Blooms.Params p = new Blooms.Params(capacity, rate, scaling ? (int) expansion : 0, scaling);
     return call.engine()
         .write(
-            call.arg(1),
-            tx -> {
-              ScalableBloomFilter f = Blooms.filter(tx.entry());
-              if (f == null) {
-                if (!mayCreate) {
-                  throw new CommandException(BloomErrors.NOT_FOUND);
-                }
-                f = Blooms.create(tx, call.engine(), p);
-              }
-              return Reply.array(Blooms.addAll(call, tx, f, first));
-            });
+            call.arg(1), tx -> Reply.array(Blooms.addToKey(call, tx, mayCreate ? p : null, first)));
   }
 
   /** The option's value at {@code i}: a missing one is an arity error, as in RedisBloom. */

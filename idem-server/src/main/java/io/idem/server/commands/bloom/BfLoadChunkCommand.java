@@ -1,9 +1,11 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Handler;
+import io.idem.server.engine.KeyTx;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
 
@@ -23,10 +25,23 @@ public final class BfLoadChunkCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
+              RedisBloomChain c = Blooms.chain(tx.entry());
+              if (c != null) {
+                try {
+                  c.loadChunk(iter, data);
+                } catch (RedisBloomChain.BadDumpException e) {
+                  throw refused(e, "");
+                }
+                tx.log(BloomCodec.OP_LOAD_CHUNK, BloomCodec.loadChunkPayload(iter, data));
+                return Reply.OK;
+              }
               ScalableBloomFilter f = Blooms.filter(tx.entry());
               if (f == null) {
                 if (iter != 1) {
                   throw new CommandException(BloomErrors.NOT_FOUND);
+                }
+                if (!BloomDump.isIdemHeader(data)) {
+                  return createFromRedisBloom(call, tx, data);
                 }
                 BloomDump.Header h;
                 try {
@@ -52,6 +67,30 @@ public final class BfLoadChunkCommand implements Handler {
               tx.log(BloomCodec.OP_LOAD_CHUNK, BloomCodec.loadChunkPayload(iter, data));
               return Reply.OK;
             });
+  }
+
+  /**
+   * A header from RedisBloom's BF.SCANDUMP: the key gets a filter in RedisBloom's layout, which
+   * keeps answering as RedisBloom did and dumps back in RedisBloom's chunks.
+   */
+  private static Reply createFromRedisBloom(Call call, KeyTx tx, byte[] data) {
+    RedisBloomChain chain;
+    try {
+      chain = RedisBloomChain.fromHeader(data, call.engine()::memoryFits);
+    } catch (RedisBloomChain.BadDumpException e) {
+      throw refused(e, "neither Idem's header nor RedisBloom's: ");
+    } catch (OutOfMemoryError e) {
+      throw new CommandException(BloomErrors.NO_MEMORY); // nothing was created
+    }
+    tx.create(RedisBloomCodec.INSTANCE, chain, data);
+    return Reply.OK;
+  }
+
+  /** RedisBloom's text; after bad data, what was wrong, as for Idem's own dumps. */
+  private static CommandException refused(RedisBloomChain.BadDumpException e, String context) {
+    String text = "ERR " + e.reply();
+    return new CommandException(
+        text.equals(BloomErrors.BAD_DATA) ? text + ": " + context + e.getMessage() : text);
   }
 
   private static CommandException badData(IOException e) {

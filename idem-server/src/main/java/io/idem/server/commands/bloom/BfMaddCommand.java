@@ -1,6 +1,5 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
 import io.idem.server.reply.Reply;
@@ -15,13 +14,6 @@ public final class BfMaddCommand implements Handler {
   public Reply handle(Call call) {
     return call.engine()
         .write(
-            call.arg(1),
-            tx -> {
-              ScalableBloomFilter f = Blooms.filter(tx.entry());
-              if (f == null) {
-                f = Blooms.create(tx, call.engine(), Blooms.Params.DEFAULTS);
-              }
-              return Reply.array(Blooms.addAll(call, tx, f, 2));
-            });
+            call.arg(1), tx -> Reply.array(Blooms.addToKey(call, tx, Blooms.Params.DEFAULTS, 2)));
   }
 }

@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
@@ -17,10 +18,15 @@ public final class BfMexistsCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              ScalableBloomFilter f = Blooms.filter(e);
               int n = call.argc() - 2;
               boolean[] found = new boolean[n];
-              if (f != null) {
+              RedisBloomChain c = Blooms.chain(e);
+              ScalableBloomFilter f = c == null ? Blooms.filter(e) : null;
+              if (c != null) {
+                for (int i = 0; i < n; i++) {
+                  found[i] = c.mightContain(call.arg(i + 2));
+                }
+              } else if (f != null) {
                 // All hashes first, then one batched lookup a layer: the items' misses overlap.
                 long[] h1 = new long[n];
                 long[] h2 = new long[n];

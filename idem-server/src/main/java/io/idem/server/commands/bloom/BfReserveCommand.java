@@ -57,7 +57,9 @@ public final class BfReserveCommand implements Handler {
             call.arg(1),
             tx -> {
               if (tx.entry() != null) {
-                Blooms.filter(tx.entry()); // WRONGTYPE first, as RedisBloom
+                if (Blooms.chain(tx.entry()) == null) {
+                  Blooms.filter(tx.entry()); // WRONGTYPE first, as RedisBloom
+                }
                 throw new CommandException(BloomErrors.ITEM_EXISTS);
               }
               Blooms.create(tx, call.engine(), p);

@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
@@ -20,17 +21,26 @@ public final class BfScanDumpCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              ScalableBloomFilter f = Blooms.filter(e);
-              if (f == null) {
+              RedisBloomChain c = Blooms.chain(e);
+              ScalableBloomFilter f = c == null ? Blooms.filter(e) : null;
+              if (c == null && f == null) {
                 throw new CommandException(BloomErrors.NOT_FOUND);
               }
               long iter = BloomArgs.parseLong(call.arg(2), BloomErrors.SCANDUMP_NOT_NUMERIC);
+              if (c != null) {
+                // RedisBloom's own dump, which RedisBloom loads back.
+                if (iter == 0) {
+                  return reply(1, c.header());
+                }
+                RedisBloomChain.Chunk chunk = c.chunkAt(iter);
+                return reply(chunk.next(), chunk.bytes());
+              }
               if (iter == 0) {
                 return reply(1, BloomDump.header(f));
               }
               try {
-                BloomDump.Chunk c = BloomDump.chunk(f, iter, BloomDump.MAX_CHUNK_WORDS);
-                return reply(c.next(), c.bytes());
+                BloomDump.Chunk chunk = BloomDump.chunk(f, iter, BloomDump.MAX_CHUNK_WORDS);
+                return reply(chunk.next(), chunk.bytes());
               } catch (IOException ex) {
                 throw new CommandException(BloomErrors.INVALID_ITERATOR + ": " + ex.getMessage());
               }

@@ -92,6 +92,11 @@ final class BloomDump {
   }
 
   /** Parses and checks every field of a header; allocates nothing sized by it beyond O(layers). */
+  /** Whether the bytes start as Idem's header does (else they may be RedisBloom's). */
+  static boolean isIdemHeader(byte[] bytes) {
+    return bytes.length >= 4 && ByteBuffer.wrap(bytes).getInt() == MAGIC;
+  }
+
   static Header parseHeader(byte[] bytes) throws IOException {
     if (bytes.length < HEADER_BYTES + LAYER_BYTES + 4) {
       throw bad("header of %s bytes is too short", bytes.length);

@@ -2,6 +2,7 @@ package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.FilterFullException;
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
@@ -88,27 +89,90 @@ final class Blooms {
     NO_LAYER
   }
 
+  /** A filter in RedisBloom's layout at the entry (moved in from RedisBloom), or null. */
+  static @Nullable RedisBloomChain chain(@Nullable Entry e) {
+    return e != null && e.codec() == RedisBloomCodec.INSTANCE
+        ? e.valueAs(RedisBloomCodec.INSTANCE)
+        : null;
+  }
+
+  /**
+   * Adds the items in arguments {@code [from, argc)} to the key's filter, of either layout; a free
+   * key gets a new filter made with {@code createWith}, or {@code ERR not found} if that is null.
+   */
+  static List<Reply> addToKey(Call call, KeyTx tx, @Nullable Params createWith, int from) {
+    RedisBloomChain c = chain(tx.entry());
+    if (c != null) {
+      return addAll(call, tx, chainTarget(call.engine(), c), from);
+    }
+    ScalableBloomFilter f = filter(tx.entry());
+    if (f == null) {
+      if (createWith == null) {
+        throw new CommandException(BloomErrors.NOT_FOUND);
+      }
+      f = create(tx, call.engine(), createWith);
+    }
+    return addAll(call, tx, filterTarget(call.engine(), f), from);
+  }
+
+  /** Adds one item to a filter and says what the log keeps of it: the item's hash pair. */
+  @FunctionalInterface
+  interface Target {
+    Outcome add(byte[] item, long[] pair);
+  }
+
+  private static Target filterTarget(Engine engine, ScalableBloomFilter f) {
+    Hash128 h = new Hash128();
+    return (item, pair) -> {
+      h.hash(item);
+      pair[0] = h.h1();
+      pair[1] = h.h2();
+      return add(engine, f, pair[0], pair[1]);
+    };
+  }
+
+  private static Target chainTarget(Engine engine, RedisBloomChain c) {
+    return (item, pair) -> {
+      long[] h = RedisBloomChain.hash(item);
+      pair[0] = h[0];
+      pair[1] = h[1];
+      // Only an item that opens a new link allocates: check that link's memory first.
+      if (c.isScaling()
+          && c.needsNewLink()
+          && !c.mightContain(h[0], h[1])
+          && !memoryFits(engine, c.bytesOfNextLink())) {
+        return Outcome.NO_LAYER;
+      }
+      try {
+        return c.add(h[0], h[1]) ? Outcome.ADDED : Outcome.PRESENT;
+      } catch (FilterFullException e) {
+        return c.isScaling() ? Outcome.NO_LAYER : Outcome.FULL;
+      } catch (OutOfMemoryError e) {
+        return Outcome.NO_LAYER; // the new link's one array failed; the chain is unchanged
+      }
+    };
+  }
+
   /**
    * Adds the items in arguments {@code [from, argc)}, one reply each, as RedisBloom does: the error
    * of a full non-scaling filter ends the list, a failed growth is that item's error only. The
    * items added are logged in one ADD, also when something throws half-way.
    */
-  static List<Reply> addAll(Call call, KeyTx tx, ScalableBloomFilter f, int from) {
+  private static List<Reply> addAll(Call call, KeyTx tx, Target target, int from) {
     int argc = call.argc();
     List<Reply> replies = new ArrayList<>(argc - from);
-    Hash128 h = new Hash128();
+    long[] pair = new long[2];
     long[] added = new long[2 * Math.clamp(argc - from, 1, 1024)];
     int n = 0;
     try {
       for (int i = from; i < argc; i++) {
-        h.hash(call.arg(i));
-        Outcome o = add(call.engine(), f, h.h1(), h.h2());
+        Outcome o = target.add(call.arg(i), pair);
         if (o == Outcome.ADDED) {
           if (n == added.length) {
             added = Arrays.copyOf(added, 2 * added.length);
           }
-          added[n++] = h.h1();
-          added[n++] = h.h2();
+          added[n++] = pair[0];
+          added[n++] = pair[1];
         }
         replies.add(reply(call, o));
         if (o == Outcome.FULL) {

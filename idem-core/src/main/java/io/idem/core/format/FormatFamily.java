@@ -14,7 +14,9 @@ public enum FormatFamily {
   TOPK(7),
   TDIGEST(8),
   /** A Bloom filter in RedisBloom's layout and hashing (moved in from RedisBloom). */
-  REDISBLOOM_CHAIN(9);
+  REDISBLOOM_CHAIN(9),
+  /** A cuckoo filter in RedisBloom's layout and hashing (moved in from RedisBloom). */
+  REDISBLOOM_CUCKOO(10);
 
   private final int id;
 

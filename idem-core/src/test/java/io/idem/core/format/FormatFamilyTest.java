@@ -17,7 +17,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.TOPK.id()).isEqualTo(7);
     assertThat(FormatFamily.TDIGEST.id()).isEqualTo(8);
     assertThat(FormatFamily.REDISBLOOM_CHAIN.id()).isEqualTo(9);
-    assertThat(FormatFamily.values()).hasSize(9);
+    assertThat(FormatFamily.REDISBLOOM_CUCKOO.id()).isEqualTo(10);
+    assertThat(FormatFamily.values()).hasSize(10);
   }
 
   @Test

@@ -335,7 +335,27 @@ public final class RedisBloomChain {
         + " size:"
         + l.size
         + " ratio:"
-        + l.error;
+        + printfG(l.error);
+  }
+
+  /**
+   * C's {@code %g}, as RedisBloom's BF.DEBUG prints rates: six significant digits, trailing zeros
+   * dropped, e-notation below 1e-4 and from 1e6.
+   */
+  public static String printfG(double v) {
+    if (v == 0 || !Double.isFinite(v)) {
+      return v == 0 ? "0" : Double.toString(v);
+    }
+    java.math.BigDecimal d =
+        new java.math.BigDecimal(v)
+            .round(new java.math.MathContext(6, java.math.RoundingMode.HALF_EVEN));
+    int exp = d.precision() - d.scale() - 1;
+    if (exp < -4 || exp >= 6) {
+      String mantissa = d.movePointLeft(exp).stripTrailingZeros().toPlainString();
+      int e = Math.abs(exp);
+      return mantissa + (exp < 0 ? "e-" : "e+") + (e < 10 ? "0" : "") + e;
+    }
+    return d.stripTrailingZeros().toPlainString();
   }
 
   // ---- BF.SCANDUMP and BF.LOADCHUNK, in RedisBloom's bytes

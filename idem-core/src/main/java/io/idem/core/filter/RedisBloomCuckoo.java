@@ -34,6 +34,9 @@ public final class RedisBloomCuckoo {
 
   static final int HEADER_BYTES = 38;
 
+  /** The length of RedisBloom's header chunk (position 1). */
+  public static final int HEADER_LENGTH = HEADER_BYTES;
+
   /** The most bytes one sub-filter may hold here: one Java array. */
   static final long MAX_FILTER_BYTES = Integer.MAX_VALUE - 8L;
 
@@ -182,16 +185,28 @@ public final class RedisBloomCuckoo {
 
   /** CF.ADD. */
   public Insert insert(long hash) {
+    return insert(hash, true);
+  }
+
+  /**
+   * CF.ADD; when the item finds no room and {@code mayGrow} is false, TOO_LARGE and nothing changes
+   * (a caller that cannot spend the next sub-filter's memory).
+   */
+  public Insert insert(long hash, boolean mayGrow) {
     int fp = fingerprint(hash);
-    return insert(hash, alt(fp, hash), fp);
+    return insert(hash, alt(fp, hash), fp, mayGrow);
   }
 
   /** CF.ADDNX: EXISTS if some sub-filter has the item's fingerprint in one of its buckets. */
   public Insert insertUnique(long hash) {
-    return contains(hash) ? Insert.EXISTS : insert(hash);
+    return insertUnique(hash, true);
   }
 
-  private Insert insert(long h1, long h2, int fp) {
+  public Insert insertUnique(long hash, boolean mayGrow) {
+    return contains(hash) ? Insert.EXISTS : insert(hash, mayGrow);
+  }
+
+  private Insert insert(long h1, long h2, int fp, boolean mayGrow) {
     while (true) {
       for (int i = filters.size() - 1; i >= 0; i--) {
         byte[] data = filters.get(i);
@@ -209,7 +224,7 @@ public final class RedisBloomCuckoo {
       if (expansion == 0) {
         return Insert.NO_SPACE;
       }
-      if (!grow()) {
+      if (!mayGrow || !grow()) {
         return Insert.TOO_LARGE;
       }
     }

@@ -9,6 +9,7 @@ import static io.idem.server.command.CommandSpec.command;
 import io.idem.server.command.CommandSpec;
 import io.idem.server.commands.bloom.BfAddCommand;
 import io.idem.server.commands.bloom.BfCardCommand;
+import io.idem.server.commands.bloom.BfDebugCommand;
 import io.idem.server.commands.bloom.BfExistsCommand;
 import io.idem.server.commands.bloom.BfInfoCommand;
 import io.idem.server.commands.bloom.BfInsertCommand;
@@ -78,6 +79,12 @@ public final class BloomCommands {
             .key()
             .group("bf")
             .doc("Returns the number of items added to a filter", "O(L)")
+            .build(),
+        command("bf.debug", 2, new BfDebugCommand())
+            .flags(READONLY)
+            .key()
+            .group("bf")
+            .doc("Describes a filter's layers, as RedisBloom's BF.DEBUG", "O(layers)")
             .build(),
         command("bf.scandump", 3, new BfScanDumpCommand())
             .flags(READONLY)

@@ -6,6 +6,7 @@ import io.idem.server.commands.bloom.RedisBloomCodec;
 import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.counter.CounterCodec;
 import io.idem.server.commands.cuckoo.CuckooCodec;
+import io.idem.server.commands.cuckoo.RedisCuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
 import io.idem.server.commands.distinct.DistinctCodec;
 import io.idem.server.commands.hll.HllCodec;
@@ -42,6 +43,7 @@ public final class Commands {
             BloomCodec.INSTANCE,
             RedisBloomCodec.INSTANCE,
             CuckooCodec.INSTANCE,
+            RedisCuckooCodec.INSTANCE,
             CmsCodec.INSTANCE,
             DedupCodec.INSTANCE,
             CounterCodec.INSTANCE,

@@ -11,6 +11,7 @@ import io.idem.server.commands.cuckoo.CfAddCommand;
 import io.idem.server.commands.cuckoo.CfAddNxCommand;
 import io.idem.server.commands.cuckoo.CfCompactCommand;
 import io.idem.server.commands.cuckoo.CfCountCommand;
+import io.idem.server.commands.cuckoo.CfDebugCommand;
 import io.idem.server.commands.cuckoo.CfDelCommand;
 import io.idem.server.commands.cuckoo.CfExistsCommand;
 import io.idem.server.commands.cuckoo.CfInfoCommand;
@@ -111,6 +112,12 @@ public final class CuckooCommands {
             .key()
             .group("cf")
             .doc("Returns a filter's size, buckets, sub-tables, items and settings", "O(T)")
+            .build(),
+        command("cf.debug", 2, new CfDebugCommand())
+            .flags(READONLY)
+            .key()
+            .group("cf")
+            .doc("Describes a filter, as RedisBloom's CF.DEBUG", "O(1)")
             .build(),
         command("cf.scandump", 3, new CfScanDumpCommand())
             .flags(READONLY)

@@ -14,6 +14,7 @@ import io.idem.server.commands.generic.Container;
 import io.idem.server.commands.generic.Container.Sub;
 import io.idem.server.commands.generic.Info;
 import io.idem.server.commands.generic.Keyspace;
+import io.idem.server.commands.generic.Modules;
 import io.idem.server.commands.generic.ServerAdmin;
 import java.util.List;
 import java.util.Set;
@@ -45,6 +46,23 @@ public final class GenericCommands {
                   "Returns the bytes a key and its value take in memory, or nil.",
                   "O(1)",
                   Keyspace::memoryUsage)));
+
+  static final Container MODULE =
+      new Container(
+          "module",
+          null,
+          List.of(
+              new Sub(
+                  "list",
+                  2,
+                  Set.of(ADMIN, LOADING, STALE),
+                  0,
+                  0,
+                  0,
+                  "",
+                  "Lists the modules: RedisBloom's bf, whose commands Idem has built in.",
+                  "O(1)",
+                  Modules::list)));
 
   static final Container CONFIG =
       new Container(
@@ -214,6 +232,10 @@ public final class GenericCommands {
             .flags(WRITE)
             .group("server")
             .doc("Removes every key (Idem has one database).", "O(N) where N is the number of keys")
+            .build(),
+        command("module", -2, MODULE)
+            .group("server")
+            .doc("A container for module commands.", "Depends on subcommand.")
             .build(),
         command("memory", -2, MEMORY)
             .group("server")

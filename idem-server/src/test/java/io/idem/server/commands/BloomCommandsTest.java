@@ -509,6 +509,7 @@ class BloomCommandsTest {
     assertSpec("bf.madd", -3, Set.of(Flag.WRITE, Flag.DENYOOM));
     assertSpec("bf.insert", -4, Set.of(Flag.WRITE, Flag.DENYOOM));
     assertSpec("bf.exists", 3, Set.of(Flag.READONLY, Flag.FAST));
+    assertSpec("bf.debug", 2, Set.of(Flag.READONLY));
     assertSpec("bf.mexists", -3, Set.of(Flag.READONLY));
     assertSpec("bf.info", -2, Set.of(Flag.READONLY, Flag.FAST));
     assertSpec("bf.card", 2, Set.of(Flag.READONLY, Flag.FAST));

@@ -570,6 +570,7 @@ class CuckooCommandsTest {
             new Expected("cf.del", 3, Set.of(Flag.WRITE)),
             new Expected("cf.compact", 2, Set.of(Flag.WRITE)),
             new Expected("cf.info", -2, Set.of(Flag.READONLY, Flag.FAST)),
+            new Expected("cf.debug", 2, Set.of(Flag.READONLY)),
             new Expected("cf.scandump", 3, Set.of(Flag.READONLY)),
             new Expected("cf.loadchunk", 4, Set.of(Flag.WRITE, Flag.DENYOOM)));
     assertThat(CuckooCommands.specs()).hasSize(expected.size());

@@ -43,6 +43,7 @@ class InfoTest {
             "Persistence",
             "Stats",
             "Replication",
+            "Modules",
             "Cluster",
             "Keyspace");
     assertThat(titles(info())).isEqualTo(expected);
@@ -51,7 +52,7 @@ class InfoTest {
 
   @Test
   void allAndEverything_addCommandstats() {
-    assertThat(titles(info("all"))).contains("Commandstats").hasSize(9);
+    assertThat(titles(info("all"))).contains("Commandstats").hasSize(10);
     assertThat(titles(info("everything"))).isEqualTo(titles(info("all")));
   }
 

@@ -3,6 +3,7 @@ package io.idem.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.core.filter.RedisBloomChain;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.it.RespClient.Err;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -165,6 +166,92 @@ class RedisBloomMigrationTest {
       assertThat(c.call("EXISTS", "bad")).isEqualTo(0L);
       assertThat(c.call(b("BF.LOADCHUNK"), b("ns"), b("999999"), new byte[8]))
           .isEqualTo(new Err("ERR invalid offset - no link found"));
+    }
+  }
+
+  /** The key's CF.SCANDUMP: header at 1, then each chunk (RedisBloom ends with nil). */
+  static List<Chunk> cfScandump(RespClient c, String key) throws IOException {
+    List<Chunk> out = new ArrayList<>();
+    long it = 0;
+    while (true) {
+      List<?> reply = (List<?>) c.call("CF.SCANDUMP", key, Long.toString(it));
+      it = (Long) reply.get(0);
+      if (it == 0) {
+        assertThat(reply.get(1)).isNull();
+        return out;
+      }
+      out.add(new Chunk(it, (byte[]) reply.get(1)));
+    }
+  }
+
+  static List<Chunk> dumpOf(RedisBloomCuckoo cf) {
+    List<Chunk> out = new ArrayList<>();
+    out.add(new Chunk(1, cf.header()));
+    for (long pos = 1; ; ) {
+      RedisBloomCuckoo.Chunk chunk = cf.chunkAt(pos);
+      if (chunk == null) {
+        return out;
+      }
+      out.add(new Chunk(chunk.next(), chunk.bytes()));
+      pos = chunk.next();
+    }
+  }
+
+  @Test
+  void aRedisBloomCuckooFilter_movesIn_answersAndCountsAsThere_andSurvivesRestart()
+      throws Exception {
+    List<Chunk> chunks = golden("cf-mixed");
+    String probes = goldenLine("cf-mixed.probes");
+    String counts = goldenLine("cf-mixed.counts");
+    RedisBloomCuckoo expected = RedisBloomCuckoo.fromHeader(chunks.getFirst().bytes(), n -> true);
+    for (Chunk c : chunks.subList(1, chunks.size())) {
+      expected.loadChunk(c.iterator(), c.bytes());
+    }
+    Path data = dir.resolve("data");
+    try (ServerHarness server = new ServerHarness(data);
+        RespClient c = new RespClient(server.port())) {
+      for (Chunk chunk : chunks) {
+        assertThat(
+                c.call(
+                    b("CF.LOADCHUNK"), b("cf"), b(Long.toString(chunk.iterator())), chunk.bytes()))
+            .isEqualTo("OK");
+      }
+      assertThat(c.call("TYPE", "cf")).isEqualTo("MBbloomCF");
+      for (int i = 0; i < counts.length(); i++) {
+        assertThat(c.call("CF.COUNT", "cf", "item-" + i))
+            .as("CF.COUNT item-%d", i)
+            .isEqualTo((long) (counts.charAt(i) - '0'));
+      }
+      for (int i = 0; i < probes.length(); i += 5) {
+        assertThat(c.call("CF.EXISTS", "cf", "absent-" + i))
+            .isEqualTo((long) (probes.charAt(i) - '0'));
+      }
+      assertSame(cfScandump(c, "cf"), chunks);
+
+      for (int i = 0; i < 300; i++) {
+        long h = RedisBloomCuckoo.hash(b("more-" + i));
+        long want = expected.insert(h) == RedisBloomCuckoo.Insert.INSERTED ? 1 : -1;
+        assertThat(c.call("CF.ADD", "cf", "more-" + i)).isEqualTo(want == 1 ? 1L : want);
+      }
+      assertThat(c.call("SAVE")).isEqualTo("OK");
+      for (int i = 0; i < 40; i++) {
+        boolean deleted = expected.delete(RedisBloomCuckoo.hash(b("item-" + i)));
+        assertThat(c.call("CF.DEL", "cf", "item-" + i)).isEqualTo(deleted ? 1L : 0L);
+      }
+      List<String> insert = new ArrayList<>(List.of("CF.INSERTNX", "cf", "ITEMS"));
+      for (int i = 0; i < 50; i++) {
+        insert.add("nx-" + (i % 25));
+        expected.insertUnique(RedisBloomCuckoo.hash(b("nx-" + (i % 25))));
+      }
+      c.call(insert.toArray(String[]::new)); // in the log only, after the snapshot
+    }
+    try (ServerHarness server = new ServerHarness(data);
+        RespClient c = new RespClient(server.port())) {
+      assertSame(cfScandump(c, "cf"), dumpOf(expected));
+      List<?> info = (List<?>) c.call("CF.INFO", "cf");
+      assertThat(info.get(7)).isEqualTo(expected.itemCount());
+      assertThat(c.call(b("CF.LOADCHUNK"), b("cf"), b("1"), chunks.getFirst().bytes()))
+          .isEqualTo(new Err("ERR item exists"));
     }
   }
 

@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
@@ -27,6 +28,10 @@ public final class CfAddCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
+              if (moved != null) {
+                return RedisCuckoos.add(call, tx, moved, nx);
+              }
               CuckooFilter f = Cuckoos.forInsert(tx, call.engine(), true, Cuckoos.DEFAULT_CAPACITY);
               return switch (Cuckoos.insert(call.engine(), f, h1, h2, nx)) {
                 case INSERTED -> {

@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Handler;
@@ -18,6 +19,10 @@ public final class CfCompactCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
+              if (moved != null) {
+                return RedisCuckoos.compact(tx, moved);
+              }
               CuckooFilter f = Cuckoos.filter(tx.entry());
               if (f == null) {
                 throw new CommandException(CuckooErrors.COMPACT_NOT_FOUND);

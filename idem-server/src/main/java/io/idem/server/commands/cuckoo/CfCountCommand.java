@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
@@ -21,6 +22,10 @@ public final class CfCountCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(e);
+              if (moved != null) {
+                return Reply.integer(moved.count(RedisBloomCuckoo.hash(call.arg(2))));
+              }
               CuckooFilter f = Cuckoos.filter(e);
               return Reply.integer(f == null ? 0 : f.count(h.h1(), h.h2()));
             });

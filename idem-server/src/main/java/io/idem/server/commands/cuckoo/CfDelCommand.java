@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
@@ -24,6 +25,10 @@ public final class CfDelCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
+              if (moved != null) {
+                return RedisCuckoos.delete(call, tx, moved);
+              }
               CuckooFilter f = Cuckoos.filter(tx.entry());
               if (f == null) {
                 throw new CommandException(CuckooErrors.DEL_NOT_FOUND);

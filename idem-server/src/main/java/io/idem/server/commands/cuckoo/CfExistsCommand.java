@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
@@ -19,6 +20,10 @@ public final class CfExistsCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(e);
+              if (moved != null) {
+                return Cuckoos.bool(call, RedisCuckoos.contains(moved, call.arg(2)));
+              }
               CuckooFilter f = Cuckoos.filter(e);
               return Cuckoos.bool(call, f != null && f.mightContain(h.h1(), h.h2()));
             });

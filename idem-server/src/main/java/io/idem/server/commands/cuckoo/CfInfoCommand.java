@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Errors;
@@ -27,6 +28,10 @@ public final class CfInfoCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(e);
+              if (moved != null) {
+                return RedisCuckoos.info(call, moved);
+              }
               CuckooFilter f = Cuckoos.filter(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);

@@ -1,5 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Errors;
@@ -52,18 +53,24 @@ public final class CfInsertCommand implements Handler {
       throw new CommandException(Errors.wrongArity(name));
     }
     long[] hashes = Cuckoos.hashes(call, items);
+    int first = items;
     boolean mayCreate = create;
     long capacityIfNew = capacity;
     return call.engine()
         .write(
             call.arg(1),
-            tx ->
-                Reply.array(
-                    Cuckoos.insertAll(
-                        call,
-                        tx,
-                        Cuckoos.forInsert(tx, call.engine(), mayCreate, capacityIfNew),
-                        hashes,
-                        nx)));
+            tx -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
+              if (moved != null) {
+                return Reply.array(RedisCuckoos.insertAll(call, tx, moved, first, nx));
+              }
+              return Reply.array(
+                  Cuckoos.insertAll(
+                      call,
+                      tx,
+                      Cuckoos.forInsert(tx, call.engine(), mayCreate, capacityIfNew),
+                      hashes,
+                      nx));
+            });
   }
 }

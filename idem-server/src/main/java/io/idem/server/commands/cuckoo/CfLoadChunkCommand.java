@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Handler;
@@ -26,10 +27,17 @@ public final class CfLoadChunkCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
-              CuckooFilter f = Cuckoos.filter(tx.entry());
+              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
+              if (moved != null && iter != 1) {
+                return RedisCuckoos.loadChunk(tx, moved, iter, data);
+              }
+              CuckooFilter f = moved == null ? Cuckoos.filter(tx.entry()) : null;
               if (iter == 1) {
-                if (f != null) {
+                if (f != null || moved != null) {
                   throw new CommandException(CuckooErrors.ITEM_EXISTS);
+                }
+                if (data.length == RedisBloomCuckoo.HEADER_LENGTH) {
+                  return RedisCuckoos.create(call, tx, data); // RedisBloom's header
                 }
                 if (data.length != CuckooDump.HEADER_BYTES) {
                   throw new CommandException(CuckooErrors.INVALID_HEADER);

@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
 import io.idem.server.reply.Reply;
@@ -20,8 +21,15 @@ public final class CfMexistsCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              CuckooFilter f = Cuckoos.filter(e);
+              RedisBloomCuckoo moved = RedisCuckoos.of(e);
               List<Reply> out = new ArrayList<>(hashes.length / 2);
+              if (moved != null) {
+                for (int i = 2; i < call.argc(); i++) {
+                  out.add(Cuckoos.bool(call, RedisCuckoos.contains(moved, call.arg(i))));
+                }
+                return Reply.array(out);
+              }
+              CuckooFilter f = Cuckoos.filter(e);
               for (int i = 0; i < hashes.length; i += 2) {
                 out.add(Cuckoos.bool(call, f != null && f.mightContain(hashes[i], hashes[i + 1])));
               }

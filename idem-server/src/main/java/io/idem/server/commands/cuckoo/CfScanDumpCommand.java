@@ -1,6 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
 import io.idem.server.command.Handler;
@@ -26,6 +27,10 @@ public final class CfScanDumpCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
+              RedisBloomCuckoo moved = RedisCuckoos.of(e);
+              if (moved != null) {
+                return RedisCuckoos.scandump(moved, iter);
+              }
               CuckooFilter f = Cuckoos.filter(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);

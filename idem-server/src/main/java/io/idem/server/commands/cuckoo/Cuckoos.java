@@ -160,7 +160,7 @@ final class Cuckoos {
 
   // RedisBloom's per-item replies: CF.INSERTNX always integers; CF.INSERT booleans under RESP3,
   // where a failure is false, and under RESP2 1 or -1.
-  private static Reply multiReply(Call call, Outcome o, boolean nx) {
+  static Reply multiReply(Call call, Outcome o, boolean nx) {
     boolean bools = resp3(call) && !nx;
     return switch (o) {
       case INSERTED -> bools ? new Reply.Bool(true) : Reply.ONE;

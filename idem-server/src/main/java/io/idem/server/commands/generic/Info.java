@@ -30,6 +30,7 @@ public final class Info {
           "persistence",
           "stats",
           "replication",
+          "modules",
           "commandstats",
           "cluster",
           "keyspace");
@@ -43,6 +44,7 @@ public final class Info {
           "persistence",
           "stats",
           "replication",
+          "modules",
           "cluster",
           "keyspace");
 
@@ -78,6 +80,7 @@ public final class Info {
         case "server" -> server(server, b);
         case "clients" -> clients(server, b);
         case "memory" -> memory(server, b);
+        case "modules" -> Modules.info(b);
         case "persistence" -> persistence(server, b);
         case "stats" -> stats(server, b);
         case "replication" -> replication(b);

@@ -90,22 +90,52 @@ class CuckooCommandsTest {
       {"Bad capacity", "01"},
       {"Bad capacity", " 100"},
       {"Bad capacity", "abc", "MAXITERATIONS", "x"},
-      {"Capacity must be in the range [2 * BUCKETSIZE, 1073741824]", "3"},
-      {"Capacity must be in the range [2 * BUCKETSIZE, 1073741824]", "-5"},
-      {"Capacity must be in the range [2 * BUCKETSIZE, 1073741824]", "1073741825"},
-      {"Capacity must be in the range [2 * BUCKETSIZE, 1073741824]", "9", "BUCKETSIZE", "5"},
+      {"Capacity must be at least (BucketSize * 2)", "3"},
+      {"Capacity must be at least (BucketSize * 2)", "-5"},
+      {"Capacity must be at most 1073741824", "1073741825"},
+      {"Capacity must be at least (BucketSize * 2)", "9", "BUCKETSIZE", "5"},
       {"Couldn't parse MAXITERATIONS", "100", "MAXITERATIONS", "1.5"},
-      {"MAXITERATIONS: value must be in the range [1, 65535]", "100", "MAXITERATIONS", "0"},
-      {"MAXITERATIONS: value must be in the range [1, 65535]", "100", "MAXITERATIONS", "65536"},
+      {
+        "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
+        "100",
+        "MAXITERATIONS",
+        "0"
+      },
+      {
+        "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
+        "100",
+        "MAXITERATIONS",
+        "65536"
+      },
       {"Couldn't parse BUCKETSIZE", "100", "BUCKETSIZE", "two"},
-      {"BUCKETSIZE: value must be in the range [1, 255]", "100", "BUCKETSIZE", "0"},
-      {"BUCKETSIZE: value must be in the range [1, 255]", "100", "BUCKETSIZE", "256"},
+      {
+        "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.",
+        "100",
+        "BUCKETSIZE",
+        "0"
+      },
+      {
+        "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.",
+        "100",
+        "BUCKETSIZE",
+        "256"
+      },
       {"Couldn't parse EXPANSION", "100", "EXPANSION", ""},
-      {"EXPANSION: value must be in the range [0, 32768]", "100", "EXPANSION", "-1"},
-      {"EXPANSION: value must be in the range [0, 32768]", "100", "EXPANSION", "32769"},
+      {
+        "EXPANSION: value must be an integer between 0 and 32768, inclusive.",
+        "100",
+        "EXPANSION",
+        "-1"
+      },
+      {
+        "EXPANSION: value must be an integer between 0 and 32768, inclusive.",
+        "100",
+        "EXPANSION",
+        "32769"
+      },
       // MAXITERATIONS is checked before BUCKETSIZE, wherever they stand, then the capacity.
       {
-        "MAXITERATIONS: value must be in the range [1, 65535]",
+        "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.",
         "1",
         "BUCKETSIZE",
         "0",
@@ -113,7 +143,12 @@ class CuckooCommandsTest {
         "0"
       },
       {
-        "BUCKETSIZE: value must be in the range [1, 255]", "1", "EXPANSION", "-1", "BUCKETSIZE", "0"
+        "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.",
+        "1",
+        "EXPANSION",
+        "-1",
+        "BUCKETSIZE",
+        "0"
       },
       {"Unknown argument received", "100", "BUCKETS", "2"},
       {"ERR syntax error", "100", "EXPANSION", "2", "EXPANSION", "2"},
@@ -322,20 +357,8 @@ class CuckooCommandsTest {
       {arity, "CAPACITY", "100", "ITEMS"},
       {"(error) Bad capacity", "CAPACITY", "x", "ITEMS", "a"},
       {"(error) Bad capacity", "CAPACITY", "1e3", "ITEMS", "a"},
-      {
-        "(error) Capacity must be in the range [cf-bucket-size * 2, 1073741824]",
-        "CAPACITY",
-        "3",
-        "ITEMS",
-        "a"
-      },
-      {
-        "(error) Capacity must be in the range [cf-bucket-size * 2, 1073741824]",
-        "CAPACITY",
-        "1073741825",
-        "ITEMS",
-        "a"
-      },
+      {"(error) Capacity must be at least (BucketSize * 2)", "CAPACITY", "3", "ITEMS", "a"},
+      {"(error) Capacity must be at most 1073741824", "CAPACITY", "1073741825", "ITEMS", "a"},
       {"(error) Unknown argument received", "CAP", "100", "ITEMS", "a"},
       {"(error) Unknown argument received", "NOCREATES", "ITEMS", "a"},
       {"(error) Unknown argument received", "a", "b"},

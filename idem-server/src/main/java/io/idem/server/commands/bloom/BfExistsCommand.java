@@ -1,7 +1,5 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import io.idem.server.command.Call;
 import io.idem.server.command.Handler;
@@ -17,18 +15,6 @@ public final class BfExistsCommand implements Handler {
   public Reply handle(Call call) {
     return call.engine()
         .read(
-            call.arg(1),
-            e -> {
-              RedisBloomChain c = Blooms.chain(e);
-              if (c != null) {
-                return Blooms.bool(call, c.mightContain(call.arg(2)));
-              }
-              ScalableBloomFilter f = Blooms.filter(e);
-              if (f == null) {
-                return Blooms.bool(call, false);
-              }
-              Hash128 h = new Hash128().hash(call.arg(2));
-              return Blooms.bool(call, f.mightContain(h.h1(), h.h2()));
-            });
+            call.arg(1), e -> Blooms.bool(call, Blooms.mayContain(e, call.arg(2), new Hash128())));
   }
 }

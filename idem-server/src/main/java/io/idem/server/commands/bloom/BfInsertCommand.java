@@ -30,19 +30,16 @@ public final class BfInsertCommand implements Handler {
         items = ++i;
       } else if (call.is(i, "ERROR")) {
         rate = BloomArgs.parseDouble(value(call, ++i), BloomErrors.INSERT_BAD_ERROR_RATE);
-        if (!(rate > 0 && rate < 1)) {
-          throw new CommandException(BloomErrors.INSERT_BAD_ERROR_RATE);
-        }
         i++;
       } else if (call.is(i, "EXPANSION")) {
         expansion = BloomArgs.parseLong(value(call, ++i), BloomErrors.INSERT_BAD_EXPANSION);
-        if (expansion < 0 || expansion > ScalableBloomFilter.MAX_EXPANSION) {
+        if (expansion > ScalableBloomFilter.MAX_EXPANSION) {
           throw new CommandException(BloomErrors.INSERT_BAD_EXPANSION);
         }
         i++;
       } else if (call.is(i, "CAPACITY")) {
         capacity = BloomArgs.parseLong(value(call, ++i), BloomErrors.INSERT_BAD_CAPACITY);
-        if (capacity < 1 || capacity > Blooms.MAX_CAPACITY) {
+        if (capacity > Blooms.MAX_CAPACITY) {
           throw new CommandException(BloomErrors.INSERT_BAD_CAPACITY);
         }
         i++;
@@ -56,11 +53,12 @@ public final class BfInsertCommand implements Handler {
         throw new CommandException(BloomErrors.UNKNOWN_ARGUMENT);
       }
     }
-    if (expansion == 0) {
-      scaling = false;
-    }
     if (items < 0 || items == argc) {
       throw new CommandException(Errors.wrongArity("bf.insert"));
+    }
+    // Ranges once every option is read, in one text, as RedisBloom checks them.
+    if (!(rate > 0 && rate < 1) || capacity < 1 || expansion < 1) {
+      throw new CommandException(BloomErrors.INSERT_BAD_ARGUMENT);
     }
     int first = items;
     boolean mayCreate = create;

@@ -21,7 +21,11 @@ public final class BfMexistsCommand implements Handler {
               int n = call.argc() - 2;
               boolean[] found = new boolean[n];
               RedisBloomChain c = Blooms.chain(e);
-              ScalableBloomFilter f = c == null ? Blooms.filter(e) : null;
+              // Another type answers 0 for every item, as in RedisBloom.
+              ScalableBloomFilter f =
+                  c == null && e != null && e.codec() == BloomCodec.INSTANCE
+                      ? e.valueAs(BloomCodec.INSTANCE)
+                      : null;
               if (c != null) {
                 for (int i = 0; i < n; i++) {
                   found[i] = c.mightContain(call.arg(i + 2));

@@ -25,8 +25,11 @@ public final class BfReserveCommand implements Handler {
       throw new CommandException(BloomErrors.ERROR_RATE_RANGE);
     }
     long capacity = BloomArgs.parseLong(call.arg(3), BloomErrors.BAD_CAPACITY);
-    if (capacity < 1 || capacity > Blooms.MAX_CAPACITY) {
-      throw new CommandException(BloomErrors.CAPACITY_RANGE);
+    if (capacity < 1) {
+      throw new CommandException(BloomErrors.CAPACITY_AT_LEAST_ONE);
+    }
+    if (capacity > Blooms.MAX_CAPACITY) {
+      throw new CommandException(BloomErrors.CAPACITY_AT_MOST);
     }
     int nonScalingAt = indexOf(call, "NONSCALING");
     boolean scaling = nonScalingAt < 0;
@@ -36,14 +39,16 @@ public final class BfReserveCommand implements Handler {
     }
     long expansion = Blooms.DEFAULT_EXPANSION;
     if (expansionAt >= 0) {
-      expansion = BloomArgs.parseLong(call.arg(expansionAt + 1), BloomErrors.BAD_EXPANSION);
-      if (expansion == 0) {
-        scaling = false;
-      } else if (!scaling) {
+      // RedisBloom's order: the conflict first, then the value.
+      if (!scaling) {
         throw new CommandException(BloomErrors.NONSCALING_CANNOT_EXPAND);
       }
-      if (expansion < 0 || expansion > ScalableBloomFilter.MAX_EXPANSION) {
-        throw new CommandException(BloomErrors.EXPANSION_RANGE);
+      expansion = BloomArgs.parseLong(call.arg(expansionAt + 1), BloomErrors.BAD_EXPANSION);
+      if (expansion < 1) {
+        throw new CommandException(BloomErrors.EXPANSION_AT_LEAST_ONE);
+      }
+      if (expansion > ScalableBloomFilter.MAX_EXPANSION) {
+        throw new CommandException(BloomErrors.EXPANSION_AT_MOST);
       }
     }
     for (int i = 4; i < argc; i++) {

@@ -10,19 +10,29 @@ final class BloomErrors {
   static final String ITEM_EXISTS = "ERR item exists";
 
   static final String BAD_ERROR_RATE = "ERR bad error rate";
-  static final String ERROR_RATE_RANGE = "ERR error rate must be in the range (0.000000, 1.000000)";
+  static final String ERROR_RATE_RANGE = "ERR (0 < error rate range < 1) "; // with its space
   static final String BAD_CAPACITY = "ERR bad capacity";
-  static final String CAPACITY_RANGE = "ERR capacity must be in the range [1, 1073741824]";
+  static final String CAPACITY_AT_LEAST_ONE = "ERR (capacity should be larger than 0)";
+
+  /** Idem's own limit, which RedisBloom has not. */
+  static final String CAPACITY_AT_MOST = "ERR capacity must be at most 1073741824";
+
   static final String NO_EXPANSION = "ERR no expansion";
   static final String BAD_EXPANSION = "ERR bad expansion";
   static final String NONSCALING_CANNOT_EXPAND = "Nonscaling filters cannot expand";
-  static final String EXPANSION_RANGE = "ERR expansion must be in the range [0, 32768]";
+  static final String EXPANSION_AT_LEAST_ONE = "ERR expansion should be greater or equal to 1";
+
+  /** Idem's own limit, which RedisBloom has not. */
+  static final String EXPANSION_AT_MOST = "ERR expansion must be at most 32768";
 
   // BF.INSERT's option errors have no ERR code.
   static final String INSERT_BAD_ERROR_RATE = "Bad error rate";
   static final String INSERT_BAD_CAPACITY = "Bad capacity";
   static final String INSERT_BAD_EXPANSION = "Bad expansion";
   static final String UNKNOWN_ARGUMENT = "Unknown argument received";
+
+  /** BF.INSERT's text for an error rate, capacity or expansion out of range. */
+  static final String INSERT_BAD_ARGUMENT = "Bad argument received";
 
   static final String NO_MEMORY = "ERR Insufficient memory to create filter";
   static final String NON_SCALING_FULL = "ERR non scaling filter is full";

@@ -89,6 +89,22 @@ final class Blooms {
     NO_LAYER
   }
 
+  /**
+   * Whether the key's filter of either layout may hold the item; false for a free key and, as
+   * RedisBloom answers BF.EXISTS, for a key of another type.
+   */
+  static boolean mayContain(@Nullable Entry e, byte[] item, Hash128 h) {
+    RedisBloomChain c = chain(e);
+    if (c != null) {
+      return c.mightContain(item);
+    }
+    if (e == null || e.codec() != BloomCodec.INSTANCE) {
+      return false;
+    }
+    h.hash(item);
+    return e.valueAs(BloomCodec.INSTANCE).mightContain(h.h1(), h.h2());
+  }
+
   /** A filter in RedisBloom's layout at the entry (moved in from RedisBloom), or null. */
   static @Nullable RedisBloomChain chain(@Nullable Entry e) {
     return e != null && e.codec() == RedisBloomCodec.INSTANCE

@@ -36,8 +36,11 @@ public final class CfInsertCommand implements Handler {
           throw new CommandException(Errors.wrongArity(name));
         }
         capacity = CuckooArgs.parseLong(call.arg(i + 1), CuckooErrors.BAD_CAPACITY);
-        if (capacity < 2L * Cuckoos.DEFAULT_BUCKET_SIZE || capacity > CuckooDump.MAX_CAPACITY) {
-          throw new CommandException(CuckooErrors.INSERT_CAPACITY_RANGE);
+        if (capacity < 2L * Cuckoos.DEFAULT_BUCKET_SIZE) {
+          throw new CommandException(CuckooErrors.CAPACITY_AT_LEAST);
+        }
+        if (capacity > CuckooDump.MAX_CAPACITY) {
+          throw new CommandException(CuckooErrors.CAPACITY_AT_MOST);
         }
         i += 2;
       } else if (call.is(i, "NOCREATE")) {

@@ -63,8 +63,11 @@ public final class CfReserveCommand implements Handler {
             32768,
             CuckooErrors.BAD_EXPANSION,
             CuckooErrors.EXPANSION_RANGE);
-    if (capacity < 2L * bucketSize || capacity > CuckooDump.MAX_CAPACITY) {
-      throw new CommandException(CuckooErrors.RESERVE_CAPACITY_RANGE);
+    if (capacity < 2L * bucketSize) {
+      throw new CommandException(CuckooErrors.CAPACITY_AT_LEAST);
+    }
+    if (capacity > CuckooDump.MAX_CAPACITY) {
+      throw new CommandException(CuckooErrors.CAPACITY_AT_MOST);
     }
     return call.engine()
         .write(

@@ -14,14 +14,17 @@ final class CuckooErrors {
   static final String BAD_MAX_ITERATIONS = "Couldn't parse MAXITERATIONS";
   static final String BAD_BUCKET_SIZE = "Couldn't parse BUCKETSIZE";
   static final String BAD_EXPANSION = "Couldn't parse EXPANSION";
-  static final String MAX_ITERATIONS_RANGE = "MAXITERATIONS: value must be in the range [1, 65535]";
-  static final String BUCKET_SIZE_RANGE = "BUCKETSIZE: value must be in the range [1, 255]";
-  static final String EXPANSION_RANGE = "EXPANSION: value must be in the range [0, 32768]";
-  static final String RESERVE_CAPACITY_RANGE =
-      "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]";
-  // RedisBloom prints its configuration name literally here.
-  static final String INSERT_CAPACITY_RANGE =
-      "Capacity must be in the range [cf-bucket-size * 2, 1073741824]";
+  static final String MAX_ITERATIONS_RANGE =
+      "MAXITERATIONS: value must be an integer between 1 and 65535, inclusive.";
+  static final String BUCKET_SIZE_RANGE =
+      "BUCKETSIZE: value must be an integer between 1 and 255, inclusive.";
+  static final String EXPANSION_RANGE =
+      "EXPANSION: value must be an integer between 0 and 32768, inclusive.";
+  static final String CAPACITY_AT_LEAST = "Capacity must be at least (BucketSize * 2)";
+
+  /** Idem's own limit, which RedisBloom has not. */
+  static final String CAPACITY_AT_MOST = "Capacity must be at most 1073741824";
+
   static final String UNKNOWN_ARGUMENT = "Unknown argument received";
 
   static final String NO_MEMORY_TO_CREATE = "ERR Insufficient memory to create filter";

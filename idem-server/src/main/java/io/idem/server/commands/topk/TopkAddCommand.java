@@ -50,32 +50,51 @@ public final class TopkAddCommand implements Handler {
             call.arg(1),
             tx -> {
               TopK sketch = Topk.sketch(tx.entry());
+              // A bad increment is that item's error inside the reply, as in RedisBloom; the
+              // other items are counted.
               long[] increments = new long[n];
+              int good = 0;
               for (int i = 0; i < n; i++) {
                 increments[i] = withIncrements ? increment(call.arg(3 + 2 * i)) : 1;
+                if (increments[i] >= 0) {
+                  good++;
+                }
+              }
+              byte[][] goodItems = new byte[good][];
+              long[] goodIncrements = new long[good];
+              for (int i = 0, g = 0; i < n; i++) {
+                if (increments[i] >= 0) {
+                  goodItems[g] = items[i];
+                  goodIncrements[g++] = increments[i];
+                }
               }
               // The log record first: once the sketch has changed, nothing may fail before it.
               byte[] logged;
               try {
-                logged = TopkCodec.pairs(items, increments);
+                logged = TopkCodec.pairs(goodItems, goodIncrements);
               } catch (IllegalArgumentException | OutOfMemoryError e) {
                 throw new CommandException(Topk.TOO_LARGE);
               }
               Hash128 h = new Hash128();
               List<Reply> out = new ArrayList<>(n);
               for (int i = 0; i < n; i++) {
-                out.add(Topk.item(sketch.add(items[i], h.hash(items[i]), increments[i])));
+                out.add(
+                    increments[i] < 0
+                        ? BAD_INCREMENT
+                        : Topk.item(sketch.add(items[i], h.hash(items[i]), increments[i])));
               }
-              tx.log(TopkCodec.OP_INCRBY, logged);
+              if (good > 0) {
+                tx.log(TopkCodec.OP_INCRBY, logged);
+              }
               return Reply.array(out);
             });
   }
 
+  private static final Reply BAD_INCREMENT = Reply.error(Topk.BAD_INCREMENT);
+
+  /** The increment, or -1 if it is not one RedisBloom takes. */
   private static long increment(byte[] arg) {
     Long v = Parse.longOrNull(arg);
-    if (v == null || v < 0 || v > Topk.MAX_INCREMENT) {
-      throw new CommandException(Topk.BAD_INCREMENT);
-    }
-    return v;
+    return v == null || v < 0 || v > Topk.MAX_INCREMENT ? -1 : v;
   }
 }

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * A scalable Bloom filter laid out, hashed and grown exactly as RedisBloom 2.6 does it, so that a
@@ -411,28 +412,6 @@ public final class RedisBloomChain {
     return out;
   }
 
-  /** Why a header or chunk is refused: RedisBloom's reply text, and what exactly was wrong. */
-  public static final class BadDumpException extends Exception {
-    private static final long serialVersionUID = 1L;
-    private final String reply;
-
-    BadDumpException(String reply, String detail) {
-      super(detail);
-      this.reply = reply;
-    }
-
-    /** RedisBloom's error text for it, such as {@code received bad data}. */
-    public String reply() {
-      return reply;
-    }
-  }
-
-  /** Checks one more allocation of {@code bytes} before it is made. */
-  @FunctionalInterface
-  public interface MemoryCheck {
-    boolean fits(long bytes);
-  }
-
   /**
    * An empty chain of the shape a BF.SCANDUMP header gives (BF.LOADCHUNK at iterator 1 on a free
    * key), checked as RedisBloom checks it, and more: every size is bounded before anything is
@@ -440,7 +419,7 @@ public final class RedisBloomChain {
    *
    * @throws BadDumpException {@code received bad data} as RedisBloom replies it, or a memory text
    */
-  public static RedisBloomChain fromHeader(byte[] data, MemoryCheck memory)
+  public static RedisBloomChain fromHeader(byte[] data, LongPredicate memory)
       throws BadDumpException {
     if (data.length < HEADER_BYTES) {
       throw bad("a header of " + data.length + " bytes, under " + HEADER_BYTES);
@@ -510,7 +489,7 @@ public final class RedisBloomChain {
     if (size != sum || size < 0) {
       throw bad("a header whose size " + size + " is not its links' " + sum);
     }
-    if (total < 0 || !memory.fits(total)) {
+    if (total < 0 || !memory.test(total)) {
       throw new BadDumpException(
           "Insufficient memory to create filter", "the header asks for " + total + " bytes");
     }

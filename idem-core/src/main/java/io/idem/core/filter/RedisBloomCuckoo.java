@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * A cuckoo filter laid out, hashed and grown exactly as RedisBloom 2.6 does it, so that a filter
@@ -450,27 +451,12 @@ public final class RedisBloomCuckoo {
     return null;
   }
 
-  /** Why a header or chunk is refused: RedisBloom's reply text, and what exactly was wrong. */
-  public static final class BadDumpException extends Exception {
-    private static final long serialVersionUID = 1L;
-    private final String reply;
-
-    BadDumpException(String reply, String detail) {
-      super(detail);
-      this.reply = reply;
-    }
-
-    public String reply() {
-      return reply;
-    }
-  }
-
   /**
    * An empty filter of the shape a CF.SCANDUMP header gives, checked as RedisBloom checks it, and
    * more: every sub-filter within one Java array, at most {@link #MAX_FILTERS}, and {@code memory}
    * asked for the whole before anything is allocated.
    */
-  public static RedisBloomCuckoo fromHeader(byte[] data, RedisBloomChain.MemoryCheck memory)
+  public static RedisBloomCuckoo fromHeader(byte[] data, LongPredicate memory)
       throws BadDumpException {
     if (data.length != HEADER_BYTES) {
       throw new BadDumpException("Invalid header", "a header of " + data.length + " bytes");
@@ -509,7 +495,7 @@ public final class RedisBloomCuckoo {
     if (refused != null) {
       throw new BadDumpException("Couldn't create filter!", refused);
     }
-    if (!memory.fits(total)) {
+    if (!memory.test(total)) {
       throw new BadDumpException(
           "Insufficient memory to create filter", "the header asks for " + total + " bytes");
     }

@@ -49,7 +49,7 @@ class RedisBloomChainTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  static RedisBloomChain load(List<Chunk> chunks) throws RedisBloomChain.BadDumpException {
+  static RedisBloomChain load(List<Chunk> chunks) throws BadDumpException {
     RedisBloomChain chain = RedisBloomChain.fromHeader(chunks.getFirst().bytes(), bytes -> true);
     for (Chunk c : chunks.subList(1, chunks.size())) {
       chain.loadChunk(c.iterator(), c.bytes());
@@ -194,7 +194,7 @@ class RedisBloomChainTest {
     byte[] good = link(1384, 11072, 0, 0.005, bpe, 8, 1000, 0);
     assertThat(header(0, 1, 5, 2, good)).hasSize(73);
     String[] texts = new String[1];
-    RedisBloomChain.MemoryCheck refuse =
+    java.util.function.LongPredicate refuse =
         bytes -> {
           texts[0] = "asked " + bytes;
           return false;
@@ -215,12 +215,11 @@ class RedisBloomChainTest {
     for (byte[] h : bad) {
       assertThatThrownBy(() -> RedisBloomChain.fromHeader(h, bytes -> true))
           .isInstanceOfSatisfying(
-              RedisBloomChain.BadDumpException.class,
-              e -> assertThat(e.reply()).isEqualTo("received bad data"));
+              BadDumpException.class, e -> assertThat(e.reply()).isEqualTo("received bad data"));
     }
     assertThatThrownBy(() -> RedisBloomChain.fromHeader(header(0, 1, 5, 2, good), refuse))
         .isInstanceOfSatisfying(
-            RedisBloomChain.BadDumpException.class,
+            BadDumpException.class,
             e -> assertThat(e.reply()).isEqualTo("Insufficient memory to create filter"));
     assertThat(texts[0]).isEqualTo("asked 1384");
   }
@@ -233,13 +232,13 @@ class RedisBloomChainTest {
     assertThatThrownBy(() -> chain.loadChunk(0, new byte[8])).hasMessageContaining("iterator 0");
     assertThatThrownBy(() -> chain.loadChunk(5000, new byte[8]))
         .isInstanceOfSatisfying(
-            RedisBloomChain.BadDumpException.class,
+            BadDumpException.class,
             e -> assertThat(e.reply()).isEqualTo("invalid offset - no link found"));
     byte[] ones = new byte[1385];
     java.util.Arrays.fill(ones, (byte) -1);
     assertThatThrownBy(() -> chain.loadChunk(1 + 1385, ones))
         .isInstanceOfSatisfying(
-            RedisBloomChain.BadDumpException.class,
+            BadDumpException.class,
             e -> assertThat(e.reply()).isEqualTo("invalid chunk - Too big for current filter"));
     assertThat(chain.mightContain(item("x"))).as("nothing was written").isFalse();
   }

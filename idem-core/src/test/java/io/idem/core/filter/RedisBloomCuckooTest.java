@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class RedisBloomCuckooTest {
 
-  static RedisBloomCuckoo load(List<Chunk> chunks) throws RedisBloomCuckoo.BadDumpException {
+  static RedisBloomCuckoo load(List<Chunk> chunks) throws BadDumpException {
     RedisBloomCuckoo cf = RedisBloomCuckoo.fromHeader(chunks.getFirst().bytes(), bytes -> true);
     for (Chunk c : chunks.subList(1, chunks.size())) {
       cf.loadChunk(c.iterator(), c.bytes());
@@ -143,8 +143,7 @@ class RedisBloomCuckooTest {
     byte[] good = chunks("cf-grow").getFirst().bytes();
     assertThatThrownBy(() -> RedisBloomCuckoo.fromHeader(new byte[37], bytes -> true))
         .isInstanceOfSatisfying(
-            RedisBloomCuckoo.BadDumpException.class,
-            e -> assertThat(e.reply()).isEqualTo("Invalid header"));
+            BadDumpException.class, e -> assertThat(e.reply()).isEqualTo("Invalid header"));
     int[][] corruptions = {{8, 3}, {24, 0}, {32, 0}, {34, 0}, {36, 0}, {14, 1}};
     for (int[] c : corruptions) {
       byte[] bad = good.clone();
@@ -158,19 +157,18 @@ class RedisBloomCuckooTest {
       assertThatThrownBy(() -> RedisBloomCuckoo.fromHeader(bad, bytes -> true))
           .as("byte %d", c[0])
           .isInstanceOfSatisfying(
-              RedisBloomCuckoo.BadDumpException.class,
+              BadDumpException.class,
               e -> assertThat(e.reply()).isEqualTo("Couldn't create filter!"));
     }
     assertThatThrownBy(() -> RedisBloomCuckoo.fromHeader(good, bytes -> false))
         .isInstanceOfSatisfying(
-            RedisBloomCuckoo.BadDumpException.class,
+            BadDumpException.class,
             e -> assertThat(e.reply()).isEqualTo("Insufficient memory to create filter"));
     RedisBloomCuckoo cf = RedisBloomCuckoo.fromHeader(good, bytes -> true);
     assertThatThrownBy(() -> cf.loadChunk(5, new byte[8]))
         .isInstanceOfSatisfying(
-            RedisBloomCuckoo.BadDumpException.class,
-            e -> assertThat(e.reply()).isEqualTo("Couldn't load chunk!"));
+            BadDumpException.class, e -> assertThat(e.reply()).isEqualTo("Couldn't load chunk!"));
     assertThatThrownBy(() -> cf.loadChunk(1 << 20, new byte[8]))
-        .isInstanceOf(RedisBloomCuckoo.BadDumpException.class);
+        .isInstanceOf(BadDumpException.class);
   }
 }

@@ -35,7 +35,7 @@ final class StoreDb implements AutoCloseable {
   /**
    * Log bytes (as the committer counts them) that fit in the log's memtable with room to spare, so
    * a snapshot started here truncates the log before it is flushed. An entry takes more than its
-   * record (internal key, skip-list node): BF.ADD's took 1.5-1.6 times its log bytes, and the write
+   * record (internal key, skip-list node; BENCHMARKS.md has the ratio under BF.ADD), and the write
    * buffer manager flushes at 7/8 of {@link #MEMTABLE_BUDGET}.
    */
   static final long LOG_BYTES_BEFORE_FLUSH = 3 * MEMTABLE_BUDGET / 8;
@@ -64,10 +64,10 @@ final class StoreDb implements AutoCloseable {
    * this cache, the rows' block cache, so blocks give way to them. Not a hard cap: while flushes
    * lag, memtables grow on (each family's limit of buffers). Writes are not stalled at the budget:
    * the committer would stop while the commands it has not written pile up in the heap (a stalling
-   * manager ran a 256 MiB heap out of memory under the counter benchmark's load). Left to their
-   * defaults ({@code optimizeLevelStyleCompaction()}: 128 MiB buffers) memtables alone took
-   * hundreds of MiB under that load (BENCHMARKS.md). Index and filter blocks, and the small
-   * families' own block caches, are outside this budget.
+   * manager ran a small heap out of memory under the counter benchmark's load). Left to their
+   * defaults ({@code optimizeLevelStyleCompaction()}) memtables alone took far more than this
+   * budget under that load (BENCHMARKS.md). Index and filter blocks, and the small families' own
+   * block caches, are outside this budget.
    */
   private final Cache rowsCache = new LRUCache(CACHE_BYTES);
 

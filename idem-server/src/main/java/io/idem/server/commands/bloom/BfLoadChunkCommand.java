@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.command.Call;
@@ -29,7 +30,7 @@ public final class BfLoadChunkCommand implements Handler {
               if (c != null) {
                 try {
                   c.loadChunk(iter, data);
-                } catch (RedisBloomChain.BadDumpException e) {
+                } catch (BadDumpException e) {
                   throw refused(e, "");
                 }
                 tx.log(BloomCodec.OP_LOAD_CHUNK, BloomCodec.loadChunkPayload(iter, data));
@@ -77,7 +78,7 @@ public final class BfLoadChunkCommand implements Handler {
     RedisBloomChain chain;
     try {
       chain = RedisBloomChain.fromHeader(data, call.engine()::memoryFits);
-    } catch (RedisBloomChain.BadDumpException e) {
+    } catch (BadDumpException e) {
       throw refused(e, "neither Idem's header nor RedisBloom's: ");
     } catch (OutOfMemoryError e) {
       throw new CommandException(BloomErrors.NO_MEMORY); // nothing was created
@@ -87,7 +88,7 @@ public final class BfLoadChunkCommand implements Handler {
   }
 
   /** RedisBloom's text; after bad data, what was wrong, as for Idem's own dumps. */
-  private static CommandException refused(RedisBloomChain.BadDumpException e, String context) {
+  private static CommandException refused(BadDumpException e, String context) {
     String text = "ERR " + e.reply();
     return new CommandException(
         text.equals(BloomErrors.BAD_DATA) ? text + ": " + context + e.getMessage() : text);

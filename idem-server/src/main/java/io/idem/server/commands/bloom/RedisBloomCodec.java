@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.format.FormatFamily;
@@ -49,7 +50,7 @@ public final class RedisBloomCodec implements ValueCodec<RedisBloomChain> {
   public RedisBloomChain create(byte[] recipe) throws IOException {
     try {
       return RedisBloomChain.fromHeader(recipe, bytes -> true);
-    } catch (RedisBloomChain.BadDumpException e) {
+    } catch (BadDumpException e) {
       throw new IOException("corrupt RedisBloom header in the log: " + e.getMessage(), e);
     }
   }
@@ -78,7 +79,7 @@ public final class RedisBloomCodec implements ValueCodec<RedisBloomChain> {
         try {
           value.loadChunk(
               ByteBuffer.wrap(payload).getLong(), Arrays.copyOfRange(payload, 8, payload.length));
-        } catch (RedisBloomChain.BadDumpException e) {
+        } catch (BadDumpException e) {
           throw new IOException("replayed LOAD_CHUNK does not fit: " + e.getMessage(), e);
         }
       }

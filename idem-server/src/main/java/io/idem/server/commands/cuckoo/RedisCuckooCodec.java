@@ -1,5 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.format.FormatFamily;
 import io.idem.server.engine.ValueCodec;
@@ -48,7 +49,7 @@ public final class RedisCuckooCodec implements ValueCodec<RedisBloomCuckoo> {
   public RedisBloomCuckoo create(byte[] recipe) throws IOException {
     try {
       return RedisBloomCuckoo.fromHeader(recipe, bytes -> true);
-    } catch (RedisBloomCuckoo.BadDumpException e) {
+    } catch (BadDumpException e) {
       throw new IOException("corrupt RedisBloom cuckoo header in the log: " + e.getMessage(), e);
     }
   }
@@ -92,7 +93,7 @@ public final class RedisCuckooCodec implements ValueCodec<RedisBloomCuckoo> {
         try {
           value.loadChunk(
               ByteBuffer.wrap(payload).getLong(), Arrays.copyOfRange(payload, 8, payload.length));
-        } catch (RedisBloomCuckoo.BadDumpException e) {
+        } catch (BadDumpException e) {
           throw new IOException("replayed LOAD_CHUNK does not fit: " + e.getMessage(), e);
         }
       }

@@ -1,5 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.command.Call;
 import io.idem.server.command.CommandException;
@@ -161,7 +162,7 @@ final class RedisCuckoos {
   static Reply loadChunk(KeyTx tx, RedisBloomCuckoo cf, long position, byte[] data) {
     try {
       cf.loadChunk(position, data);
-    } catch (RedisBloomCuckoo.BadDumpException e) {
+    } catch (BadDumpException e) {
       throw new CommandException(CuckooErrors.because(e.reply(), e.getMessage()));
     }
     tx.log(CuckooCodec.OP_LOAD_CHUNK, CuckooCodec.loadChunkPayload(position, data));
@@ -173,7 +174,7 @@ final class RedisCuckoos {
     RedisBloomCuckoo cf;
     try {
       cf = RedisBloomCuckoo.fromHeader(data, call.engine()::memoryFits);
-    } catch (RedisBloomCuckoo.BadDumpException e) {
+    } catch (BadDumpException e) {
       throw new CommandException(CuckooErrors.because(CuckooErrors.CANNOT_CREATE, e.getMessage()));
     } catch (OutOfMemoryError e) {
       throw new CommandException(CuckooErrors.NO_MEMORY_TO_CREATE);

@@ -19,13 +19,13 @@ final class LongPairSet implements SeenSet {
    * Memory is the point (awk '!seen[$0]++' is the baseline, and a third of its memory the goal):
    * - Growth by 1.2, not 2: sizes are not powers of two (the home slot is a multiply-high of
    *   h1's low bits), so the tables stay between 75% and 90% full instead of 37.5% to 75%.
-   *   Linear probing stays short enough at 90%: most lookups are of new lines, and measured
-   *   10 M lines take under 5 s against awk's 27 s.
+   *   Linear probing stays short enough at 90%: most lookups are of new lines (BENCHMARKS.md has
+   *   the time against awk's).
    * - Segments: only one segment at a time holds both its old and new table while growing, so
    *   the peak is the set plus 1/64 of it, not three times it as with one doubling table.
    * - Off the heap, in one confined arena per table: a replaced table goes back to the system at
    *   once. On the heap the garbage tables of every growth stayed resident until a collection
-   *   that the collector saw no reason to run (measured: 634 MB resident for 128 MB of hashes).
+   *   that the collector saw no reason to run: several times the hashes' size stayed resident.
    * The top 6 bits of h1 pick the segment and the rest picks the home slot: the hashes are
    * Murmur3 output, already uniform, so they need no further mixing. Slot i is table[2i],
    * table[2i + 1]; (0, 0) marks an empty slot, so the hash (0, 0) itself is kept in a flag.

@@ -30,8 +30,8 @@ public final class BloomFilter implements MembershipFilter {
    * heap, in memory aligned to 64 bytes, so that each block is exactly one cache line. In a long[]
    * the blocks start 16 bytes into an object the JVM aligns to 8 (G1 puts a large array at a
    * region's start), so nearly every block spans two lines and a lookup out of cache waits for
-   * two; batched lookups took up to 29 % less time aligned when the host's memory was slow, and
-   * as long when it was quiet (BENCHMARKS.md). Smaller filters stay in a long[]: they mostly sit
+   * two; batched lookups took markedly less time aligned when the host's memory was slow, and as
+   * long when it was quiet (BENCHMARKS.md). Smaller filters stay in a long[]: they mostly sit
    * in cache, where alignment matters little, and an off-heap allocation costs a cleaner and a
    * native allocation each.
    *
@@ -277,10 +277,10 @@ public final class BloomFilter implements MembershipFilter {
    */
   public void mightContainAll(long[] h1, long[] h2, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, Math.min(Math.min(h1.length, h2.length), out.length));
-    // Measured at 100 M items (BENCHMARKS.md, "One call at a time", and BloomLayout's L9): the
-    // first pass more than triples the scalar lookup's speed and adds a twentieth to the vector
-    // lookup's on blocks that sit on cache lines (off the heap), but costs it a third on the
-    // heap, where a block spans two lines and the pass fetches one.
+    // At 100 M items (BENCHMARKS.md, "One call at a time", and BloomLayout): the first pass speeds
+    // the scalar lookup up several times and the vector lookup a little on blocks that sit on
+    // cache lines (off the heap), but slows the vector lookup on the heap, where a block spans two
+    // lines and the pass fetches one.
     if (!VECTOR || offHeapAligned()) {
       fetchThenLookup(h1, h2, count, out);
       return;

@@ -13,12 +13,12 @@ import org.jspecify.annotations.Nullable;
  * names cheap: a store lookup costs microseconds of cache misses, this one a hash and a compare.
  * Four-way set-associative: a key's row lives in any slot of its set (four neighbours: 16 bytes of
  * compressed references, most often in one cache line), a fill takes an empty way first, and only a
- * fifth key in the same set evicts one, chosen at random. With one slot a key, a second pass over
- * the benchmark's day queries misses 13.5 % of the distinct rows they read (rows that share a slot
- * evict each other on every read); with two ways, 2.4 %; with four, 0.1 % (CounterQueryBenchmark
- * prints these; BENCHMARKS.md). Each such miss is a store read and a fresh entry that the collector
- * copies until it is promoted. It holds at most {@code slots} rows. A row that is absent from the
- * store is cached as absent.
+ * fifth key in the same set evicts one, chosen at random. With one slot a key, rows that share a
+ * slot evict each other on every read, and a second pass over the benchmark's day queries misses
+ * many of them; each way added cuts the misses several times over (CounterQueryBenchmark prints
+ * them; BENCHMARKS.md has the figures). Each such miss is a store read and a fresh entry that the
+ * collector copies until it is promoted. It holds at most {@code slots} rows. A row that is absent
+ * from the store is cached as absent.
  *
  * <p>One writer at a time (the table's lock), so the write sequence is odd exactly while a write is
  * under way. Reads fill it, writes do not: a table's increments touch far more rows than its

@@ -32,9 +32,9 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
   /**
    * Changes handed to the log but not yet written, beyond which a connection whose reply waits for
    * one stops reading until its replies drain. Without it a client that pipelines faster than
-   * RocksDB writes piles commands up in the heap: a counter load held 37,000 commands and 1.1 M row
-   * changes (about 250 MB), promoted and then freed by full collections (BENCHMARKS.md). Far above
-   * what group commit needs: 50 clients pipelining 16 commands each keep 800 in flight.
+   * RocksDB writes piles commands up in the heap: under a counter load, tens of thousands of
+   * commands and their row changes, promoted and then freed by full collections (BENCHMARKS.md).
+   * Far above what group commit needs: 50 clients pipelining 16 commands each keep 800 in flight.
    */
   static final int MAX_UNWRITTEN = 4096;
 

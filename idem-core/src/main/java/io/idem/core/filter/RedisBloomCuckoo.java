@@ -396,6 +396,15 @@ public final class RedisBloomCuckoo {
     return expansion;
   }
 
+  /** Fingerprint slots in every sub-filter together: what the filter holds at most. */
+  public long slotCount() {
+    long slots = 0;
+    for (byte[] data : filters) {
+      slots += data.length;
+    }
+    return slots;
+  }
+
   /** CF.INFO's Size as RedisBloom computes it: its structs (40 + 16 a sub-filter) and the data. */
   public long sizeInBytes() {
     long s = 40;

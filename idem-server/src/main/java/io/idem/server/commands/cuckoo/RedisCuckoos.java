@@ -136,7 +136,7 @@ final class RedisCuckoos {
     }
     String field = new String(call.arg(2), java.nio.charset.StandardCharsets.ISO_8859_1);
     if (field.toLowerCase(Locale.ROOT).equals("capacity")) {
-      long slots = (cf.sizeInBytes() - 40 - 16L * cf.filterCount());
+      long slots = cf.slotCount();
       return Cuckoos.resp3(call)
           ? Reply.map(List.of(Reply.simple("Capacity"), Reply.integer(slots)))
           : Reply.array(Reply.integer(slots));

@@ -105,6 +105,27 @@ public final class RedisBloomChain {
       return true;
     }
 
+    /**
+     * Which of the items {@code idx[from, to)} (indexes into {@code a} and {@code b}, at most 64)
+     * the link reports, as a mask of bit {@code j - from}. Probe i of every item is read before
+     * probe i + 1 of any, so the items' cache misses overlap instead of following one another.
+     */
+    long containsGroup(long[] a, long[] b, int[] idx, int from, int to) {
+      long m = modulus();
+      long alive = to - from == 64 ? -1L : (1L << (to - from)) - 1;
+      for (int i = 0; i < hashes && alive != 0; i++) {
+        for (long left = alive; left != 0; left &= left - 1) {
+          int j = Long.numberOfTrailingZeros(left);
+          int item = idx[from + j];
+          long x = Long.remainderUnsigned(a[item] + i * b[item], m);
+          if ((words[(int) (x >>> 6)] & (1L << x)) == 0) {
+            alive &= ~(1L << j);
+          }
+        }
+      }
+      return alive;
+    }
+
     /** Sets the item's bits; whether one of them was clear. */
     boolean set(long a, long b) {
       long m = modulus();
@@ -150,6 +171,36 @@ public final class RedisBloomChain {
     return sizeLink(capacity, nonScaling ? errorRate : errorRate * 0.5)[1] >>> 3;
   }
 
+  /** What one link holds and takes, as RedisBloom sizes it. */
+  public record Sizing(long capacity, double errorRate, long bits, int hashes) {
+    public long bytes() {
+      return bits >>> 3;
+    }
+
+    public double bitsPerItem() {
+      return (double) bits / capacity;
+    }
+  }
+
+  /**
+   * Link {@code i} (0-based) of a chain created as {@link #create} makes it: the capacity grows by
+   * {@code expansion} and the rate halves with each link.
+   *
+   * @throws ArithmeticException if that link's capacity overflows a long
+   */
+  public static Sizing linkSizing(
+      long capacity, double errorRate, int expansion, boolean nonScaling, int i) {
+    checkArgument(!nonScaling || i == 0, "a non-scaling chain has only link 0, not %s", i);
+    long entries = capacity;
+    double error = nonScaling ? errorRate : errorRate * 0.5;
+    for (int j = 0; j < i; j++) {
+      entries = Math.multiplyExact(entries, (long) expansion);
+      error *= 0.5;
+    }
+    long[] s = sizeLink(entries, error);
+    return new Sizing(entries, error, s[1], (int) s[2]);
+  }
+
   /** {bits before rounding, bits, hashes} of a NOROUND link; bpe is derived again by callers. */
   private static long[] sizeLink(long entries, double error) {
     double bpe = Math.abs(-(Math.log(error) / LN2_SQUARED));
@@ -190,6 +241,38 @@ public final class RedisBloomChain {
       }
     }
     return false;
+  }
+
+  /** Items a batched lookup probes together: enough misses in flight, few enough to stay cached. */
+  private static final int GROUP = 16;
+
+  /**
+   * {@link #mightContain(long, long)} for the first {@code n} items of hash pairs {@code (a[i],
+   * b[i])}, into {@code found[i]}: the same answers, with the items' memory reads overlapped.
+   */
+  public void mightContainAll(long[] a, long[] b, int n, boolean[] found) {
+    int[] pending = new int[n];
+    for (int i = 0; i < n; i++) {
+      pending[i] = i;
+      found[i] = false;
+    }
+    int left = n;
+    for (int l = links.size() - 1; l >= 0 && left > 0; l--) {
+      Link link = links.get(l);
+      int kept = 0;
+      for (int g = 0; g < left; g += GROUP) {
+        int end = Math.min(left, g + GROUP);
+        long hit = link.containsGroup(a, b, pending, g, end);
+        for (int j = g; j < end; j++) {
+          if ((hit >>> (j - g) & 1) != 0) {
+            found[pending[j]] = true;
+          } else {
+            pending[kept++] = pending[j]; // kept <= j: this group's reads are done
+          }
+        }
+      }
+      left = kept;
+    }
   }
 
   /**

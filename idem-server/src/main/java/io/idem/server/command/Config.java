@@ -141,6 +141,14 @@ public final class Config {
             true,
             "log verbosity"));
     c.define(integer("databases", 1, 1, 1, false, "Idem has one database, 0"));
+    c.define(
+        choice(
+            "bf-layout",
+            "classic",
+            List.of("classic", "blocked"),
+            true,
+            "layout of new Bloom filters: classic is RedisBloom's (smallest, dumps RedisBloom"
+                + " loads); blocked reads one cache line an item (faster batched lookups, larger)"));
     // Redis's persistence settings, read by tools such as redis-benchmark: every change is in the
     // write-ahead log (appendonly yes), and snapshots follow snapshot-interval, not save points.
     c.define(

@@ -24,6 +24,11 @@ import org.junit.jupiter.api.Test;
 class BloomCodecTest {
 
   private final Harness h = new Harness();
+
+  {
+    h.config.set("bf-layout", "blocked"); // Idem's own layout; the classic one is tested apart
+  }
+
   private final Map<Long, Logged> log = new LinkedHashMap<>();
 
   /** What the journal saw of one value: its recipe and its operations, in order. */

@@ -25,6 +25,10 @@ class BloomCommandsTest {
 
   private final Harness h = new Harness();
 
+  {
+    h.config.set("bf-layout", "blocked"); // Idem's own layout; the classic one is tested apart
+  }
+
   // ---- BF.RESERVE
 
   @Test

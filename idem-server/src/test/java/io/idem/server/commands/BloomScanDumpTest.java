@@ -17,6 +17,10 @@ class BloomScanDumpTest {
 
   private final Harness h = new Harness();
 
+  {
+    h.config.set("bf-layout", "blocked"); // Idem's own layout; the classic one is tested apart
+  }
+
   /** One (iterator, bytes) pair, as a client keeps it. */
   record Piece(long iter, byte[] data) {}
 

@@ -29,6 +29,13 @@ class RedisBloomCompatTest {
         .isEqualTo(
             "[\"size:0\", \"bytes:1384 bits:11072 hashes:8 hashwidth:64 capacity:1000 size:0"
                 + " ratio:0.005\"]");
+    // A new filter takes RedisBloom's layout: RedisBloom's line for BF.ADD classic x.
+    h.call("BF.ADD", "classic", "x");
+    assertThat(h.show("BF.DEBUG", "classic"))
+        .isEqualTo(
+            "[\"size:1\", \"bytes:144 bits:1152 hashes:8 hashwidth:64 capacity:100 size:1"
+                + " ratio:0.005\"]");
+    h.config.set("bf-layout", "blocked");
     h.call("BF.ADD", "idem", "x");
     assertThat(h.show("BF.DEBUG", "idem"))
         .startsWith("[\"size:1\", \"bytes:")

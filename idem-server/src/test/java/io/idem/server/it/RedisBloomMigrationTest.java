@@ -136,6 +136,45 @@ class RedisBloomMigrationTest {
     }
   }
 
+  /**
+   * The filters of the golden files, made again in Idem by the commands that made them in
+   * RedisBloom (scripts/redisbloom-golden.py): each add answers as there, each absent probe too,
+   * and BF.SCANDUMP gives RedisBloom's chunks byte for byte, so they load back into RedisBloom.
+   */
+  @Test
+  void aFilterMadeInIdem_dumpsTheChunksRedisBloomMade() throws Exception {
+    String[][] filters = {
+      {"scaling", "3500", "0.01", "1000"},
+      {"nonscaling", "400", "0.001", "500", "NONSCALING"},
+      {"expansion4", "1000", "0.1", "100", "EXPANSION", "4"},
+      {"default", "250"},
+      {"tight", "300", "0.0000001", "200"},
+      {"loose", "200", "0.25", "64"},
+    };
+    try (ServerHarness server = new ServerHarness(dir.resolve("data"));
+        RespClient c = new RespClient(server.port())) {
+      for (String[] f : filters) {
+        String name = f[0];
+        if (f.length > 2) {
+          List<String> reserve = new ArrayList<>(List.of("BF.RESERVE", name));
+          reserve.addAll(List.of(f).subList(2, f.length));
+          assertThat(c.call(reserve.toArray(String[]::new))).isEqualTo("OK");
+        }
+        StringBuilder adds = new StringBuilder();
+        for (int i = 0; i < Integer.parseInt(f[1]); i++) {
+          adds.append(c.call("BF.ADD", name, "item-" + i));
+        }
+        assertThat(adds.toString()).as(name).isEqualTo(goldenLine(name + ".adds"));
+        StringBuilder probes = new StringBuilder();
+        for (int i = 0; i < 5000; i++) {
+          probes.append(c.call("BF.EXISTS", name, "absent-" + i));
+        }
+        assertThat(probes.toString()).as(name).isEqualTo(goldenLine(name + ".probes"));
+        assertSame(scandump(c, name), golden(name));
+      }
+    }
+  }
+
   @Test
   void aNonScalingFilter_isFullWhereRedisBloomsIs_andBadChunksAreRefused() throws Exception {
     try (ServerHarness server = new ServerHarness(dir.resolve("data"));

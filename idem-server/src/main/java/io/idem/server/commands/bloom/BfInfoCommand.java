@@ -14,9 +14,9 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | ERROR | FPRATE | BITSPERITEM] —
- * RedisBloom's five figures, or one of them; the last three are Idem's. "Size" is the bytes of the
- * bit arrays: what the filter really holds.
+ * BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION | ERROR | FPRATE | BITSPERITEM |
+ * LAYOUT] — RedisBloom's five figures, or one of them; the last four are Idem's. "Size" is the
+ * bytes of the bit arrays: what the filter really holds.
  */
 public final class BfInfoCommand implements Handler {
 
@@ -53,6 +53,7 @@ public final class BfInfoCommand implements Handler {
                     one(call, "Estimated false positive rate", new Reply.Double(f.fprate()));
                 case "bitsperitem" ->
                     one(call, "Bits per item", new Reply.Double(f.size() * 8.0 / f.capacity()));
+                case "layout" -> one(call, "Layout", Reply.bulk(f.layout().label()));
                 default -> throw new CommandException(BloomErrors.INVALID_INFO);
               };
             });
@@ -67,7 +68,8 @@ public final class BfInfoCommand implements Handler {
       boolean scaling,
       int expansion,
       double error,
-      double fprate) {
+      double fprate,
+      Blooms.Layout layout) {
     Reply expansionReply() {
       return scaling ? Reply.integer(expansion) : Reply.NULL;
     }
@@ -84,7 +86,8 @@ public final class BfInfoCommand implements Handler {
           c.isScaling(),
           c.expansion(),
           c.configuredErrorRate(),
-          c.estimatedFalsePositiveRate());
+          c.estimatedFalsePositiveRate(),
+          Blooms.Layout.CLASSIC);
     }
     ScalableBloomFilter f = Blooms.filter(e);
     if (f == null) {
@@ -98,7 +101,8 @@ public final class BfInfoCommand implements Handler {
         f.isScaling(),
         f.expansion(),
         f.configuredErrorRate(),
-        f.estimatedFalsePositiveRate());
+        f.estimatedFalsePositiveRate(),
+        Blooms.Layout.BLOCKED);
   }
 
   /** One field: under RESP3 a map of one pair, under RESP2 an array of the value alone. */

@@ -26,12 +26,17 @@ public final class BfMexistsCommand implements Handler {
                   c == null && e != null && e.codec() == BloomCodec.INSTANCE
                       ? e.valueAs(BloomCodec.INSTANCE)
                       : null;
+              // All hashes first, then one batched lookup a layer: the items' misses overlap.
               if (c != null) {
+                long[] a = new long[n];
+                long[] b = new long[n];
                 for (int i = 0; i < n; i++) {
-                  found[i] = c.mightContain(call.arg(i + 2));
+                  long[] h = RedisBloomChain.hash(call.arg(i + 2));
+                  a[i] = h[0];
+                  b[i] = h[1];
                 }
+                c.mightContainAll(a, b, n, found);
               } else if (f != null) {
-                // All hashes first, then one batched lookup a layer: the items' misses overlap.
                 long[] h1 = new long[n];
                 long[] h2 = new long[n];
                 Hash128 h = new Hash128();

@@ -67,7 +67,7 @@ public final class BfReserveCommand implements Handler {
                 }
                 throw new CommandException(BloomErrors.ITEM_EXISTS);
               }
-              Blooms.create(tx, call.engine(), p);
+              Blooms.create(tx, call, p);
               return Reply.OK;
             });
   }

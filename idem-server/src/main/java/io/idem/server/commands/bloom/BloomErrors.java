@@ -35,6 +35,12 @@ final class BloomErrors {
   static final String INSERT_BAD_ARGUMENT = "Bad argument received";
 
   static final String NO_MEMORY = "ERR Insufficient memory to create filter";
+
+  /** Idem's own: the blocked layout's floor, for a rate only the classic layout builds. */
+  static final String BLOCKED_RATE_TOO_LOW =
+      "ERR error rate too low for bf-layout blocked (a layer's rate must be at least 1e-15);"
+          + " use bf-layout classic";
+
   static final String NON_SCALING_FULL = "ERR non scaling filter is full";
   static final String PROBLEM_INSERTING = "ERR problem inserting into filter";
 

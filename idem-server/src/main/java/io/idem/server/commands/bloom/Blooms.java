@@ -41,12 +41,67 @@ final class Blooms {
     return Entry.valueOrNull(e, BloomCodec.INSTANCE);
   }
 
+  /** The layouts a new filter may take: the setting bf-layout chooses. */
+  enum Layout {
+    /** RedisBloom's: a chain of classic Bloom filters, byte for byte as RedisBloom keeps them. */
+    CLASSIC,
+    /** Idem's: one 512-bit block an item, hashed with {@link Hash128}. */
+    BLOCKED;
+
+    static Layout configured(Call call) {
+      return call.server().config().get("bf-layout").equals("blocked") ? BLOCKED : CLASSIC;
+    }
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
   /**
-   * Creates the filter at the free key and logs its recipe.
+   * Creates the filter at the free key, in the layout bf-layout names, and logs its recipe.
    *
-   * @throws CommandException if its memory cannot be had; the key stays free
+   * @throws CommandException if its memory cannot be had, or the blocked layout cannot build the
+   *     rate asked; the key stays free
    */
-  static ScalableBloomFilter create(KeyTx tx, Engine engine, Params p) {
+  static Object create(KeyTx tx, Call call, Params p) {
+    return Layout.configured(call) == Layout.CLASSIC
+        ? createClassic(tx, call.engine(), p)
+        : createBlocked(tx, call.engine(), p);
+  }
+
+  private static RedisBloomChain createClassic(KeyTx tx, Engine engine, Params p) {
+    long bytes;
+    try {
+      bytes = RedisBloomChain.firstLinkBytes(p.capacity(), p.errorRate(), !p.scaling());
+    } catch (ArithmeticException e) {
+      throw new CommandException(BloomErrors.NO_MEMORY);
+    }
+    if (!memoryFits(engine, bytes)) {
+      throw new CommandException(BloomErrors.NO_MEMORY);
+    }
+    RedisBloomChain c;
+    try {
+      // A non-scaling chain keeps the default growth, as RedisBloom's header shows it.
+      c =
+          RedisBloomChain.create(
+              p.capacity(),
+              p.errorRate(),
+              p.scaling() ? p.expansion() : DEFAULT_EXPANSION,
+              !p.scaling());
+    } catch (FilterFullException | OutOfMemoryError e) {
+      // Larger than one Java array holds, or that one array failed: nothing else was touched.
+      throw new CommandException(BloomErrors.NO_MEMORY);
+    }
+    return tx.create(RedisBloomCodec.INSTANCE, c, c.header());
+  }
+
+  private static ScalableBloomFilter createBlocked(KeyTx tx, Engine engine, Params p) {
+    double firstRate =
+        p.scaling() ? p.errorRate() * ScalableBloomFilter.TIGHTENING_RATIO : p.errorRate();
+    if (firstRate < ScalableBloomFilter.MIN_LAYER_ERROR) {
+      // Built as asked or refused: never a filter whose rate is quietly higher than asked.
+      throw new CommandException(BloomErrors.BLOCKED_RATE_TOO_LOW);
+    }
     long bytes;
     try {
       bytes =
@@ -117,18 +172,23 @@ final class Blooms {
    * key gets a new filter made with {@code createWith}, or {@code ERR not found} if that is null.
    */
   static List<Reply> addToKey(Call call, KeyTx tx, @Nullable Params createWith, int from) {
-    RedisBloomChain c = chain(tx.entry());
-    if (c != null) {
-      return addAll(call, tx, chainTarget(call.engine(), c), from);
-    }
-    ScalableBloomFilter f = filter(tx.entry());
-    if (f == null) {
+    Object value;
+    if (tx.entry() == null) {
       if (createWith == null) {
         throw new CommandException(BloomErrors.NOT_FOUND);
       }
-      f = create(tx, call.engine(), createWith);
+      value = create(tx, call, createWith);
+    } else {
+      RedisBloomChain c = chain(tx.entry());
+      value = c != null ? c : filter(tx.entry());
     }
-    return addAll(call, tx, filterTarget(call.engine(), f), from);
+    return addAll(
+        call,
+        tx,
+        value instanceof RedisBloomChain c
+            ? chainTarget(call.engine(), c)
+            : filterTarget(call.engine(), (ScalableBloomFilter) value),
+        from);
   }
 
   /** Adds one item to a filter and says what the log keeps of it: the item's hash pair. */

@@ -3,6 +3,7 @@ package io.idem.cli;
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
+import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.server.commands.dedup.DedupSizing;
 import io.idem.server.commands.dedup.DedupTable.Params;
@@ -147,6 +148,16 @@ final class SizeCommand implements Callable<Integer> {
   OutputStream out = new FileOutputStream(FileDescriptor.out);
   PrintStream err = System.err;
 
+  /** The classic layout's first link, non-scaling and scaling; null where refused. */
+  record Classic(
+      RedisBloomChain.@Nullable Sizing nonScaling, RedisBloomChain.@Nullable Sizing scaling) {}
+
+  /** A classic filter's expected rate when it holds its capacity: (1 - e^(-kn/m))^k. */
+  private static double classicRate(RedisBloomChain.Sizing s) {
+    double k = s.hashes();
+    return Math.pow(-Math.expm1(-k * s.capacity() / s.bits()), k);
+  }
+
   /** One scalable Bloom layer, with the totals up to and including it. */
   record Layer(int index, BloomFilter.Sizing sizing, long totalCapacity, long totalBytes) {}
 
@@ -160,12 +171,20 @@ final class SizeCommand implements Callable<Integer> {
   public Integer call() {
     validate();
     BloomFilter.@Nullable Sizing bloom = null;
+    RedisBloomChain.@Nullable Sizing classic = null;
+    RedisBloomChain.@Nullable Sizing scalableClassic = null;
     @Nullable Growth growth = null;
     CuckooFilter.@Nullable Sizing cuckoo = null;
     List<String> problems = new ArrayList<>();
     Long n = capacity;
     Double e = error;
     if (n != null && e != null) {
+      try {
+        classic = RedisBloomChain.linkSizing(n, e, expansion, true, 0);
+        scalableClassic = RedisBloomChain.linkSizing(n, e, expansion, false, 0);
+      } catch (IllegalArgumentException | ArithmeticException ex) {
+        problems.add("classic: " + ex.getMessage());
+      }
       try {
         bloom = BloomFilter.sizing(n, e);
       } catch (IllegalArgumentException ex) {
@@ -215,7 +234,9 @@ final class SizeCommand implements Callable<Integer> {
                       DedupSizing.recent(windowMillis, sliceCount, slots),
                       problems));
     }
+    Classic c = new Classic(classic, scalableClassic);
     if (!recent
+        && classic == null
         && bloom == null
         && growth == null
         && cuckoo == null
@@ -225,12 +246,12 @@ final class SizeCommand implements Callable<Integer> {
     }
     PrintStream o = new PrintStream(out, false, StandardCharsets.UTF_8);
     if (json) {
-      o.println(json(bloom, growth, cuckoo, slots, dedup));
+      o.println(json(c, bloom, growth, cuckoo, slots, dedup));
       for (String problem : problems) {
         err.println("idem size: " + problem);
       }
     } else {
-      o.print(human(bloom, growth, cuckoo, slots, dedup, problems));
+      o.print(human(c, bloom, growth, cuckoo, slots, dedup, problems));
     }
     o.flush();
     return 0;
@@ -343,6 +364,7 @@ final class SizeCommand implements Callable<Integer> {
   }
 
   private String json(
+      Classic classic,
       BloomFilter.@Nullable Sizing bloom,
       @Nullable Growth growth,
       CuckooFilter.@Nullable Sizing cuckoo,
@@ -350,6 +372,8 @@ final class SizeCommand implements Callable<Integer> {
       Dedup dedup) {
     JsonWriter w = new JsonWriter().beginObject();
     double bound = lowerBound();
+    classicJson(w, "classic", classic.nonScaling(), bound);
+    classicJson(w, "scalable-classic", classic.scaling(), bound);
     if (bloom != null) {
       w.key("bloom").beginObject();
       w.field("capacity", bloom.capacity()).field("error", bloom.errorRate());
@@ -436,6 +460,21 @@ final class SizeCommand implements Callable<Integer> {
     return w.endObject().toString();
   }
 
+  /** A classic filter (its first link if it scales), as RedisBloom sizes it. */
+  private static void classicJson(
+      JsonWriter w, String key, RedisBloomChain.@Nullable Sizing cs, double bound) {
+    if (cs == null) {
+      return;
+    }
+    w.key(key).beginObject();
+    w.field("capacity", cs.capacity()).field("error", cs.errorRate());
+    w.field("bits", cs.bits()).field("bytes", cs.bytes());
+    w.field("bitsPerItem", cs.bitsPerItem()).field("hashes", cs.hashes());
+    w.field("expectedRate", classicRate(cs));
+    w.field("lowerBoundBitsPerItem", bound);
+    w.endObject();
+  }
+
   /** An EXACT or FILTER table: its slices and the memory of their filters. */
   private static void dedupFields(JsonWriter w, Params p) {
     long bytes = DedupSizing.bytes(p);
@@ -450,6 +489,7 @@ final class SizeCommand implements Callable<Integer> {
   }
 
   private String human(
+      Classic classic,
       BloomFilter.@Nullable Sizing bloom,
       @Nullable Growth growth,
       CuckooFilter.@Nullable Sizing cuckoo,
@@ -493,10 +533,21 @@ final class SizeCommand implements Callable<Integer> {
     if (!s.isEmpty()) {
       s.append('\n');
     }
+    RedisBloomChain.@Nullable Sizing cs = classic.nonScaling();
+    RedisBloomChain.@Nullable Sizing scs = classic.scaling();
+    if (cs != null && scs != null) {
+      row(t, "classic", cs.bits(), cs.bytes(), cs.bitsPerItem(), bound, cs.hashes());
+      row(t, "scalable-classic", scs.bits(), scs.bytes(), scs.bitsPerItem(), bound, scs.hashes());
+      notes.add(
+          "classic: RedisBloom's layout, the server's default (bf-layout classic); rate at"
+              + " capacity "
+              + Text.decimal(classicRate(cs), 4));
+      notes.add("scalable-classic: its first layer, at error " + Text.decimal(scs.errorRate(), 6));
+    }
     if (bloom != null) {
       row(t, "bloom", bloom.bits(), bloom.bytes(), bloom.bitsPerItem(), bound, bloom.hashes());
       notes.add(
-          "bloom: "
+          "bloom: the blocked layout (bf-layout blocked, and idem uniq's filter), "
               + bloom.blocks()
               + " blocks of 512 bits; rate at capacity "
               + Text.decimal(bloom.expectedRate(), 3));

@@ -43,7 +43,15 @@ class SizeCommandTest {
     Map<String, Object> json =
         json(Run.main("", "size", "--capacity", "1000000", "--error", "0.01", "--json"));
 
-    assertThat(json).containsOnlyKeys("bloom", "scalable-bloom", "cuckoo");
+    assertThat(json)
+        .containsOnlyKeys("classic", "scalable-classic", "bloom", "scalable-bloom", "cuckoo");
+    // RedisBloom 2.6.28's BF.INFO SIZE for the same BF.RESERVE (RedisBloomRepliesTest's
+    // replies.txt), less its structs (32 bytes, and 64 a link): the bytes of the bit array.
+    assertThat(integer(object(json, "classic"), "bytes")).isEqualTo(1198232 - 96);
+    assertThat(integer(object(json, "classic"), "hashes")).isEqualTo(7);
+    assertThat(integer(object(json, "scalable-classic"), "bytes")).isEqualTo(1378568 - 96);
+    assertThat(decimal(object(json, "scalable-classic"), "error")).isEqualTo(0.005);
+    assertThat(decimal(object(json, "classic"), "expectedRate")).isBetween(0.01, 0.0101);
     BloomFilter.Sizing bloom = BloomFilter.sizing(1_000_000, 0.01);
     Map<String, Object> b = object(json, "bloom");
     assertThat(integer(b, "bits")).isEqualTo(bloom.bits());
@@ -160,7 +168,9 @@ class SizeCommandTest {
                 "1000",
                 "--json"));
 
-    assertThat(json).containsOnlyKeys("bloom", "scalable-bloom", "cuckoo", "recent");
+    assertThat(json)
+        .containsOnlyKeys(
+            "classic", "scalable-classic", "bloom", "scalable-bloom", "cuckoo", "recent");
     assertThat(integer(object(json, "recent"), "slots"))
         .isEqualTo(RecentSet.slotsToRemember(1000, 0.9));
   }
@@ -312,7 +322,14 @@ class SizeCommandTest {
     Map<String, Object> json = json(Run.main("", args.toArray(String[]::new)));
 
     assertThat(json)
-        .containsOnlyKeys("bloom", "scalable-bloom", "cuckoo", "dedup-exact", "dedup-filter");
+        .containsOnlyKeys(
+            "classic",
+            "scalable-classic",
+            "bloom",
+            "scalable-bloom",
+            "cuckoo",
+            "dedup-exact",
+            "dedup-filter");
     assertThat(DedupSizing.windowMillis(window)).isEqualTo(windowMillis);
     Params exact = DedupSizing.exact(windowMillis, slices, claims);
     Params filter = DedupSizing.filter(windowMillis, slices, claims, error);

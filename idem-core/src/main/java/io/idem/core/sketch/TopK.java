@@ -228,7 +228,7 @@ public final class TopK {
   }
 
   private int find(byte[] item, int fp) {
-    for (int i = 0; i < k; i++) {
+    for (int i = k - 1; i >= 0; i--) { // RedisBloom's order, should an item be there twice
       if (heapFingerprints[i] == fp && heapItems[i] != null && Arrays.equals(heapItems[i], item)) {
         return i;
       }
@@ -244,7 +244,13 @@ public final class TopK {
     return i;
   }
 
+  /**
+   * Moves slot i down as RedisBloom's heap does, so the same adds expel the same items: the smaller
+   * child is taken (the left one on a tie); the first step is taken when that child's count is at
+   * most slot i's, later ones only while it is strictly less.
+   */
   private void siftDown(int i) {
+    boolean first = true;
     while (true) {
       int child = 2 * i + 1;
       if (child >= k) {
@@ -253,11 +259,12 @@ public final class TopK {
       if (child + 1 < k && heapCounts[child + 1] < heapCounts[child]) {
         child++;
       }
-      if (heapCounts[child] >= heapCounts[i]) {
+      if (first ? heapCounts[child] > heapCounts[i] : heapCounts[child] >= heapCounts[i]) {
         return;
       }
       swap(i, child);
       i = child;
+      first = false;
     }
   }
 
@@ -300,7 +307,10 @@ public final class TopK {
   /** An item of the heap and its count there. */
   public record Entry(byte[] item, long count) {}
 
-  /** The heap's items with counts above 0, largest first (ties by item bytes). */
+  /**
+   * The heap's items with counts above 0, largest first; equal counts in the order of their heap
+   * slots, as RedisBloom's TOPK.LIST gives them (glibc's qsort is stable).
+   */
   public List<Entry> list() {
     List<Entry> out = new ArrayList<>();
     for (int i = 0; i < k; i++) {
@@ -308,11 +318,7 @@ public final class TopK {
         out.add(new Entry(heapItems[i], heapCounts[i]));
       }
     }
-    out.sort(
-        (a, b) ->
-            a.count != b.count
-                ? Long.compare(b.count, a.count)
-                : Arrays.compareUnsigned(a.item, b.item));
+    out.sort((a, b) -> Long.compare(b.count, a.count)); // stable
     return out;
   }
 

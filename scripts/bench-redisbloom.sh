@@ -4,10 +4,9 @@
 # ./idem serve (default: every reply waits for the write-ahead log, fsync every second). Each round
 # recreates a filter of CAPACITY items at 1 % on each server, then runs redis-benchmark -P 16 -c 50
 # for N requests of BF.ADD, BF.EXISTS and BF.MEXISTS (10 items), the servers one after another;
-# ROUNDS rounds alternate them. On Idem it also runs the same against a filter in RedisBloom's own
-# layout (moved in with BF.LOADCHUNK of RedisBloom's header), beside Idem's blocked layout. Then it
-# prints each server's resident memory beside the filter's size (BF.INFO Size). Needs Debian's
-# python3-redis (/usr/bin/python3) to move the header.
+# ROUNDS rounds alternate them. Idem's filter takes its default layout (classic, RedisBloom's); on
+# Idem it also runs the same against a filter in the blocked layout (bf-layout blocked). Then it
+# prints each server's resident memory beside the filter's size (BF.INFO Size).
 #   REDISBLOOM=/path/to/redisbloom.so scripts/bench-redisbloom.sh
 #   REDISBLOOM=... N=500000 ROUNDS=1 scripts/bench-redisbloom.sh
 # RedisBloom is built from its source on the measuring machine (it is in no package registry);
@@ -70,32 +69,22 @@ for p in "$aof_port" "$mem_port" "$idem_port"; do
   redis-cli -p "$p" DEL warm >/dev/null
 done
 
-# A filter in RedisBloom's layout on Idem: RedisBloom's empty filter of the same shape, moved in.
-move_header() { # to the Idem key "classic"
-  /usr/bin/python3 - "$mem_port" "$idem_port" "$capacity" <<'PY'
-import sys
-import redis
-source, target = redis.Redis(port=int(sys.argv[1])), redis.Redis(port=int(sys.argv[2]))
-source.delete("shape")
-source.execute_command("BF.RESERVE", "shape", "0.01", sys.argv[3])
-_, header = source.execute_command("BF.SCANDUMP", "shape", 0)
-target.delete("classic")
-target.execute_command("BF.LOADCHUNK", "classic", 1, header)
-source.delete("shape")
-PY
-}
-idemrb_port=$idem_port
+idemblk_port=$idem_port
 
 declare -A result
 for round in $(seq "$rounds"); do
-  for side in aof mem idem idemrb; do
+  for side in aof mem idem idemblk; do
     port_var="${side}_port"
     port=${!port_var}
-    if [ "$side" = idemrb ]; then
-      move_header
-      result[$side,add,$round]=$(rps "$port" BF.ADD classic "__rand_int__")
-      result[$side,exists,$round]=$(rps "$port" BF.EXISTS classic "__rand_int__")
-      result[$side,mexists,$round]=$(rps "$port" "${mexists[@]/bench/classic}")
+    if [ "$side" = idemblk ]; then
+      # Idem's other layout, on the same server: made while bf-layout says blocked.
+      redis-cli -p "$port" DEL blocked >/dev/null
+      redis-cli -p "$port" CONFIG SET bf-layout blocked >/dev/null
+      redis-cli -p "$port" BF.RESERVE blocked 0.01 "$capacity" >/dev/null
+      redis-cli -p "$port" CONFIG SET bf-layout classic >/dev/null
+      result[$side,add,$round]=$(rps "$port" BF.ADD blocked "__rand_int__")
+      result[$side,exists,$round]=$(rps "$port" BF.EXISTS blocked "__rand_int__")
+      result[$side,mexists,$round]=$(rps "$port" "${mexists[@]/bench/blocked}")
       continue
     fi
     redis-cli -p "$port" DEL bench >/dev/null
@@ -108,11 +97,11 @@ done
 
 echo
 echo "## requests/s, redis-benchmark -P 16 -c 50 -n $n -r 100000000, a filter of $capacity at 1 %"
-echo "| test | round | RedisBloom, AOF everysec | RedisBloom, no persistence | Idem (everysec) | Idem, RedisBloom's layout | Idem / RedisBloom AOF | Idem / RedisBloom no persistence | Idem RedisBloom-layout / RedisBloom AOF |"
+echo "| test | round | RedisBloom, AOF everysec | RedisBloom, no persistence | Idem (everysec, classic layout) | Idem, blocked layout | Idem / RedisBloom AOF | Idem / RedisBloom no persistence | Idem blocked / RedisBloom AOF |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for op in add exists mexists; do
   for round in $(seq "$rounds"); do
-    a=${result[aof,$op,$round]} m=${result[mem,$op,$round]} i=${result[idem,$op,$round]} c=${result[idemrb,$op,$round]}
+    a=${result[aof,$op,$round]} m=${result[mem,$op,$round]} i=${result[idem,$op,$round]} c=${result[idemblk,$op,$round]}
     awk -v op="$op" -v r="$round" -v a="$a" -v m="$m" -v i="$i" -v c="$c" 'BEGIN {
       name = op == "add" ? "BF.ADD" : op == "exists" ? "BF.EXISTS" : "BF.MEXISTS (10)";
       printf "| %s | %d | %d | %d | %d | %d | %.2f | %.2f | %.2f |\n", name, r, a, m, i, c, i / a, i / m, c / a }'
@@ -131,5 +120,5 @@ for side in aof mem idem; do
   label=$([ "$side" = aof ] && echo "RedisBloom, AOF everysec" || { [ "$side" = mem ] && echo "RedisBloom, no persistence" || echo "Idem"; })
   awk -v l="$label" -v r="$rss" -v s="$size" 'BEGIN { printf "| %s | %.0f | %.1f |\n", l, r / 1024, s / 1048576 }'
 done
-classic=$(redis-cli -p "$idem_port" BF.INFO classic SIZE | tail -n 1)
-awk -v s="$classic" 'BEGIN { printf "| Idem, the filter in RedisBloom'"'"'s layout (same process) | | %.1f |\n", s / 1048576 }'
+blocked=$(redis-cli -p "$idem_port" BF.INFO blocked SIZE | tail -n 1)
+awk -v s="$blocked" 'BEGIN { printf "| Idem, the filter in the blocked layout (same process) | | %.1f |\n", s / 1048576 }'

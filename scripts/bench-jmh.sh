@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds idem-bench/target/benchmarks.jar and runs the JMH benchmarks, then BloomAccuracy,
-# BloomLayout, BloomVersus and BloomOneCall.
+# BloomRates, BloomLayout, BloomVersus and BloomOneCall.
 # Results go to bench-out/ (git-ignored): one JMH JSON and one text log per class,
-# bloom-accuracy.md, and env.txt (JDK, CPU).
+# bloom-accuracy.md, bloom-rates.md, and env.txt (JDK, CPU).
 #   scripts/bench-jmh.sh                                   # all: about 22 minutes on 2 cores
 #   scripts/bench-jmh.sh BloomBenchmark HashBenchmark      # only these classes
 #   scripts/bench-jmh.sh BloomBenchmark -- -prof gc         # extra JMH options after --
@@ -16,7 +16,9 @@
 # MemoryLatencyBenchmark (random loads at a working set's size, one a JMH invocation: what memory
 # costs a filter),
 # CounterQueryBenchmark (a 30-feature day query of a counter table, in process), and the plain mains
-# BloomAccuracy (memory and false-positive rate), BloomLayout (batched lookups with the blocks
+# BloomAccuracy (memory and false-positive rate), BloomRates (the server's two Bloom layouts at
+# every rate from 0.1 to 1e-10: bytes, and the rate measured at capacity; about 6 minutes;
+# its argument is the most probes a filter), BloomLayout (batched lookups with the blocks
 # on cache lines against the same bits 8 and 16 bytes off, with and without the batch's first
 # pass, alternated in rounds of a second in one JVM; about 80 s), BloomVersus (Idem's lookups
 # against Guava's, alternated the same way, with their ratio round by round; about 2 minutes)
@@ -41,7 +43,7 @@ idem_find_jdk25 || exit 1
 java="$JAVA_HOME/bin/java"
 
 all=(HashBenchmark HashLongBenchmark BloomBenchmark CuckooBenchmark MemoryLatencyBenchmark
-  CounterQueryBenchmark BloomAccuracy BloomLayout BloomVersus BloomOneCall)
+  CounterQueryBenchmark BloomAccuracy BloomRates BloomLayout BloomVersus BloomOneCall)
 classes=()
 extra=()
 while [ $# -gt 0 ]; do
@@ -89,6 +91,11 @@ for c in "${classes[@]}"; do
   if [ "$c" = BloomAccuracy ]; then
     echo "bench-jmh: BloomAccuracy -> $out/bloom-accuracy.md" >&2
     "$java" -Xms3g -Xmx3g -cp "$jar" io.idem.bench.BloomAccuracy | tee "$out/bloom-accuracy.md"
+    continue
+  fi
+  if [ "$c" = BloomRates ]; then
+    echo "bench-jmh: BloomRates -> $out/bloom-rates.md" >&2
+    "$java" -Xmx2g -cp "$jar" io.idem.bench.BloomRates "${extra[@]}" | tee "$out/bloom-rates.md"
     continue
   fi
   if [ "$c" = BloomLayout ] || [ "$c" = BloomVersus ] || [ "$c" = BloomOneCall ]; then

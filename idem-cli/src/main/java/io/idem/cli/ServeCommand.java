@@ -1,6 +1,6 @@
 package io.idem.cli;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import io.idem.server.net.IdemServer;
 import java.io.IOException;
 import java.io.InputStream;

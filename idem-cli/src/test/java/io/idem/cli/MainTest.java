@@ -37,8 +37,8 @@ class MainTest {
 
     assertThat(run.exitCode()).isZero();
     assertThat(run.outText()).contains("Usage: idem serve").contains("--help");
-    for (io.idem.server.command.Config.Setting s :
-        io.idem.server.command.Config.defaults().settings()) {
+    for (io.idem.server.dispatch.Config.Setting s :
+        io.idem.server.dispatch.Config.defaults().settings()) {
       String shown = s.defaultValue().isEmpty() ? "\"\"" : s.defaultValue();
       assertThat(run.outText())
           .as(s.name())

@@ -3,7 +3,7 @@ package io.idem.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import io.idem.server.net.IdemServer;
 import java.io.BufferedReader;
 import java.io.IOException;

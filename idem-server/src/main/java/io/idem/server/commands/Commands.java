@@ -1,17 +1,29 @@
 package io.idem.server.commands;
 
-import io.idem.server.command.CommandRegistry;
 import io.idem.server.commands.bloom.BloomCodec;
+import io.idem.server.commands.bloom.BloomCommands;
 import io.idem.server.commands.bloom.RedisBloomCodec;
 import io.idem.server.commands.cms.CmsCodec;
+import io.idem.server.commands.cms.CmsCommands;
 import io.idem.server.commands.counter.CounterCodec;
+import io.idem.server.commands.counter.CounterCommands;
 import io.idem.server.commands.cuckoo.CuckooCodec;
+import io.idem.server.commands.cuckoo.CuckooCommands;
 import io.idem.server.commands.cuckoo.RedisCuckooCodec;
 import io.idem.server.commands.dedup.DedupCodec;
+import io.idem.server.commands.dedup.DedupCommands;
 import io.idem.server.commands.distinct.DistinctCodec;
+import io.idem.server.commands.distinct.DistinctCommands;
+import io.idem.server.commands.generic.ConnectionCommands;
+import io.idem.server.commands.generic.GenericCommands;
+import io.idem.server.commands.generic.TransactionCommands;
 import io.idem.server.commands.hll.HllCodec;
+import io.idem.server.commands.hll.HyperLogLogCommands;
 import io.idem.server.commands.tdigest.TdigestCodec;
+import io.idem.server.commands.tdigest.TdigestCommands;
 import io.idem.server.commands.topk.TopkCodec;
+import io.idem.server.commands.topk.TopkCommands;
+import io.idem.server.dispatch.CommandRegistry;
 import io.idem.server.store.Codecs;
 import java.util.List;
 

@@ -611,7 +611,7 @@ public final class Engine implements AutoCloseable {
       if (e.expireAtMillis() <= now) {
         continue;
       }
-      if (match != null && !io.idem.server.command.Glob.matches(match, k.bytes())) {
+      if (match != null && !io.idem.server.dispatch.Glob.matches(match, k.bytes())) {
         continue;
       }
       if (type != null && !e.codec().typeName().equalsIgnoreCase(type)) {
@@ -628,7 +628,7 @@ public final class Engine implements AutoCloseable {
     long now = clock.getAsLong();
     for (Map.Entry<Key, Entry> me : keys.entrySet()) {
       if (me.getValue().expireAtMillis() > now
-          && io.idem.server.command.Glob.matches(pattern, me.getKey().bytes())) {
+          && io.idem.server.dispatch.Glob.matches(pattern, me.getKey().bytes())) {
         out.add(me.getKey().bytes());
       }
     }

@@ -1,6 +1,5 @@
 package io.idem.server.engine;
 
-import io.idem.server.command.CommandException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,7 +59,7 @@ public final class Entry {
   /** The value if it is of the codec's type, else a WRONGTYPE error. */
   public <T> T valueAs(ValueCodec<T> expected) {
     if (codec != expected) {
-      throw CommandException.wrongType();
+      throw new WrongTypeException();
     }
     return expected.valueClass().cast(value);
   }

@@ -1,9 +1,9 @@
 package io.idem.server.net;
 
-import io.idem.server.command.Command;
-import io.idem.server.command.Dispatcher;
-import io.idem.server.command.OutputBufferLimit;
-import io.idem.server.command.Session;
+import io.idem.server.dispatch.Command;
+import io.idem.server.dispatch.Dispatcher;
+import io.idem.server.dispatch.OutputBufferLimit;
+import io.idem.server.dispatch.Session;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;

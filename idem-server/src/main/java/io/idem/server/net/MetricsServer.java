@@ -1,6 +1,6 @@
 package io.idem.server.net;
 
-import io.idem.server.command.Stats;
+import io.idem.server.dispatch.Stats;
 import io.idem.server.engine.Engine;
 import io.idem.server.store.RocksStore;
 import io.netty.bootstrap.ServerBootstrap;

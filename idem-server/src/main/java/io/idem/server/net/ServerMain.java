@@ -1,6 +1,6 @@
 package io.idem.server.net;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import io.idem.server.store.StoreFaults;
 
 /**

@@ -1,6 +1,6 @@
 package io.idem.server.resp;
 
-import io.idem.server.command.Command;
+import io.idem.server.dispatch.Command;
 import io.idem.server.reply.Reply;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;

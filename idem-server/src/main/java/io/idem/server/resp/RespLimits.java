@@ -1,6 +1,6 @@
 package io.idem.server.resp;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;

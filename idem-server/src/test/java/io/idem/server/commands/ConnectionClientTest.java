@@ -2,7 +2,7 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.command.Session;
+import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Reply;
 import org.junit.jupiter.api.Test;
 

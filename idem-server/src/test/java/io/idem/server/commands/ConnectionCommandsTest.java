@@ -2,8 +2,8 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.command.Command;
-import io.idem.server.command.Session;
+import io.idem.server.dispatch.Command;
+import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.command.CommandSpec;
+import io.idem.server.dispatch.CommandSpec;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;

@@ -4,8 +4,9 @@ import static io.idem.server.commands.Harness.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.core.filter.CuckooFilter;
-import io.idem.server.command.CommandSpec;
-import io.idem.server.command.CommandSpec.Flag;
+import io.idem.server.commands.cuckoo.CuckooCommands;
+import io.idem.server.dispatch.CommandSpec;
+import io.idem.server.dispatch.CommandSpec.Flag;
 import io.idem.server.engine.ValueCodec;
 import io.idem.server.reply.Replies;
 import java.io.InputStream;

@@ -21,9 +21,9 @@ class GenericServerTest {
     assertThat(h.show("CONFIG", "GET", "max*", "maxclients"))
         .isEqualTo(
             "{\"maxclients\"=\"10000\", \"maxmemory\"=\""
-                + io.idem.server.command.Config.defaultMaxMemory()
+                + io.idem.server.dispatch.Config.defaultMaxMemory()
                 + "\", \"maxmemory-clients\"=\""
-                + io.idem.server.command.Config.defaultMaxMemoryClients()
+                + io.idem.server.dispatch.Config.defaultMaxMemoryClients()
                 + "\", \"max-multibulk-len\"=\"1048576\", \"max-inline-len\"=\"65536\"}");
     assertThat(h.show("CONFIG", "GET", "t?meout", "databases"))
         .isEqualTo("{\"timeout\"=\"0\", \"databases\"=\"1\"}");

@@ -1,12 +1,12 @@
 package io.idem.server.commands;
 
-import io.idem.server.command.Command;
-import io.idem.server.command.CommandRegistry;
-import io.idem.server.command.Config;
-import io.idem.server.command.Dispatcher;
-import io.idem.server.command.ServerContext;
-import io.idem.server.command.Session;
-import io.idem.server.command.Stats;
+import io.idem.server.dispatch.Command;
+import io.idem.server.dispatch.CommandRegistry;
+import io.idem.server.dispatch.Config;
+import io.idem.server.dispatch.Dispatcher;
+import io.idem.server.dispatch.ServerContext;
+import io.idem.server.dispatch.Session;
+import io.idem.server.dispatch.Stats;
 import io.idem.server.engine.Engine;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;

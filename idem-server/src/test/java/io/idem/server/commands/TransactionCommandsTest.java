@@ -2,8 +2,8 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.command.Command;
-import io.idem.server.command.Session;
+import io.idem.server.dispatch.Command;
+import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Replies;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +28,19 @@ class TransactionCommandsTest {
     assertThat(h.show("EXEC")).isEqualTo("[(integer) 1, (integer) 0, (integer) 1, PONG]");
     assertThat(h.session.inMulti()).isFalse();
     assertThat(h.show("EXEC")).isEqualTo("(error) ERR EXEC without MULTI");
+  }
+
+  @Test
+  void halfAPair_isRefusedWhileQueueing_asAnyWrongArity() {
+    h.call("MULTI");
+    assertThat(h.show("CMS.INITBYDIM", "m", "10", "2")).isEqualTo("QUEUED");
+    assertThat(h.show("CMS.INCRBY", "m", "a", "1", "b"))
+        .isEqualTo("(error) ERR wrong number of arguments for 'cms.incrby' command");
+    assertThat(h.show("PING", "a", "b"))
+        .isEqualTo("(error) ERR wrong number of arguments for 'ping' command");
+    assertThat(h.show("EXEC"))
+        .isEqualTo("(error) EXECABORT Transaction discarded because of previous errors.");
+    assertThat(h.show("EXISTS", "m")).isEqualTo("(integer) 0");
   }
 
   @Test

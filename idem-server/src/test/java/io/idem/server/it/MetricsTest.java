@@ -158,7 +158,7 @@ class MetricsTest {
       assertThat(value(body, "idem_keys")).isEqualTo("2");
       assertThat(value(body, "idem_memory_used_bytes")).isEqualTo(Long.toString(bfBytes + cfBytes));
       assertThat(value(body, "idem_memory_max_bytes"))
-          .isEqualTo(Long.toString(io.idem.server.command.Config.defaultMaxMemory()));
+          .isEqualTo(Long.toString(io.idem.server.dispatch.Config.defaultMaxMemory()));
       assertThat(body)
           .contains(
               """

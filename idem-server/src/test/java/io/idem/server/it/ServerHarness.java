@@ -1,6 +1,6 @@
 package io.idem.server.it;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import io.idem.server.net.IdemServer;
 import io.idem.server.store.StoreFaults;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.idem.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import io.idem.server.net.IdemServer;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

@@ -3,7 +3,7 @@ package io.idem.server.resp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.command.Config;
+import io.idem.server.dispatch.Config;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,8 @@ package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /** BF.CARD key — the items added (those that were certainly new); 0 if the key is free. */

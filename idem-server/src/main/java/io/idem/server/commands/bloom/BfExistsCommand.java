@@ -1,8 +1,8 @@
 package io.idem.server.commands.bloom;
 
 import io.idem.core.hash.Hash128;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**

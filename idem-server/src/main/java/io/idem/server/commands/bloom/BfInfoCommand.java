@@ -2,10 +2,9 @@ package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
@@ -22,9 +21,6 @@ public final class BfInfoCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    if (call.argc() > 3) {
-      throw new CommandException(Errors.wrongArity("bf.info"));
-    }
     return call.engine()
         .read(
             call.arg(1),

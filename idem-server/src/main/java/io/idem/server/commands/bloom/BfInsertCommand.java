@@ -1,10 +1,10 @@
 package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**

@@ -1,7 +1,7 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**

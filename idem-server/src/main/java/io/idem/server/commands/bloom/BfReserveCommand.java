@@ -1,10 +1,10 @@
 package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**
@@ -17,9 +17,6 @@ public final class BfReserveCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if (argc > 7) {
-      throw new CommandException(Errors.wrongArity("bf.reserve"));
-    }
     double rate = BloomArgs.parseDouble(call.arg(2), BloomErrors.BAD_ERROR_RATE);
     if (!(rate > 0 && rate < 1)) {
       throw new CommandException(BloomErrors.ERROR_RATE_RANGE);

@@ -1,7 +1,7 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.server.command.CommandException;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Parse;
 
 /** Numbers from client arguments, read as strictly as Redis reads them for modules. */
 final class BloomArgs {

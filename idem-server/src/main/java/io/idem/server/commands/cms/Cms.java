@@ -1,7 +1,7 @@
 package io.idem.server.commands.cms;
 
 import io.idem.core.sketch.CountMinSketch;
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
 import org.jspecify.annotations.Nullable;
 

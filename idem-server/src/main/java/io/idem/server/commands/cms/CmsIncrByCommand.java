@@ -2,11 +2,10 @@ package io.idem.server.commands.cms;
 
 import io.idem.core.hash.Hash128;
 import io.idem.core.sketch.CountMinSketch;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.reply.Reply;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -23,9 +22,6 @@ public final class CmsIncrByCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if (argc % 2 != 0) {
-      throw new CommandException(Errors.wrongArity("cms.incrby"));
-    }
     int n = (argc - 2) / 2;
     long[] h1 = new long[n];
     long[] h2 = new long[n];

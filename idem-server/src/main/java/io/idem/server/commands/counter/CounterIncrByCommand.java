@@ -1,12 +1,12 @@
 package io.idem.server.commands.counter;
 
 import io.idem.core.window.WindowedCounters;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
-import io.idem.server.commands.generic.Parse;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Rows;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
@@ -24,9 +24,6 @@ public final class CounterIncrByCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if ((argc - 3) % 2 != 0) {
-      throw new CommandException(Errors.wrongArity("counter.incrby"));
-    }
     int n = (argc - 3) / 2;
     byte[][] names = new byte[n][];
     long[] increments = new long[n];

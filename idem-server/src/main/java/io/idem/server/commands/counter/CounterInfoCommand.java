@@ -2,9 +2,9 @@ package io.idem.server.commands.counter;
 
 import io.idem.core.window.CounterRow;
 import io.idem.core.window.WindowedCounters;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.util.List;
 

@@ -1,10 +1,10 @@
 package io.idem.server.commands.counter;
 
 import io.idem.core.window.Resolution;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Handler;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,10 +2,9 @@ package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -21,9 +20,6 @@ public final class CfInfoCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    if (call.argc() > 3) {
-      throw new CommandException(Errors.wrongArity("cf.info"));
-    }
     return call.engine()
         .read(
             call.arg(1),

@@ -2,9 +2,9 @@ package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
 

@@ -1,9 +1,9 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**
@@ -18,9 +18,6 @@ public final class CfReserveCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if (argc % 2 == 0) {
-      throw new CommandException(Errors.wrongArity("cf.reserve"));
-    }
     long capacity = CuckooArgs.parseLong(call.arg(2), CuckooErrors.BAD_CAPACITY);
     int maxIterationsAt = 0;
     int bucketSizeAt = 0;

@@ -1,6 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 
 /** Numbers from client arguments, read as strictly as Redis reads them for modules. */
 final class CuckooArgs {

@@ -2,8 +2,8 @@ package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.KeyTx;
 import io.idem.server.reply.Reply;

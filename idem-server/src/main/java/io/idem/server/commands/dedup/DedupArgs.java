@@ -1,9 +1,9 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
 import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Parse;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 

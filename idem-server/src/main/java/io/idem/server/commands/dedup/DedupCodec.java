@@ -172,7 +172,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         | IndexOutOfBoundsException
         | IllegalArgumentException
         | io.idem.core.filter.FilterFullException
-        | io.idem.server.command.CommandException e) {
+        | io.idem.server.dispatch.CommandException e) {
       throw new IOException("short dedup operation " + op + " of " + payload.length + " bytes", e);
     }
   }

@@ -1,11 +1,11 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /**

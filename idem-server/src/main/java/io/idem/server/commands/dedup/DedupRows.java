@@ -1,6 +1,6 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;

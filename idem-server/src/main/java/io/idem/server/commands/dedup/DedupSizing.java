@@ -1,8 +1,8 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.command.CommandException;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.dispatch.CommandException;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,6 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import org.jspecify.annotations.Nullable;

@@ -2,11 +2,10 @@ package io.idem.server.commands.distinct;
 
 import io.idem.core.hash.Hash128;
 import io.idem.core.window.WindowedDistinct;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.io.IOException;
 
@@ -23,9 +22,6 @@ public final class DistinctAddCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if ((argc - 3) % 2 != 0) {
-      throw new CommandException(Errors.wrongArity("distinct.add"));
-    }
     int n = (argc - 3) / 2;
     byte[][] names = new byte[n][];
     long[] hashes = new long[n];

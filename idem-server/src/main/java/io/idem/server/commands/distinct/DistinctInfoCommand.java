@@ -1,8 +1,8 @@
 package io.idem.server.commands.distinct;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.util.List;
 

@@ -2,11 +2,11 @@ package io.idem.server.commands.distinct;
 
 import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedDistinct;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Handler;
-import io.idem.server.commands.generic.Parse;
 import io.idem.server.commands.window.Windows;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;

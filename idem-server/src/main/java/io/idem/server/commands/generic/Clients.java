@@ -1,9 +1,10 @@
 package io.idem.server.commands.generic;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Session;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,7 +104,8 @@ public final class Clients {
           laddr = Parse.text(v);
         } else if (call.is(i, "USER")) {
           if (!Parse.text(v).equals("default")) {
-            throw CommandException.err("No such user '" + Connection.clip(Parse.text(v)) + "'");
+            throw CommandException.err(
+                "No such user '" + ConnectionHandlers.clip(Parse.text(v)) + "'");
           }
         } else if (call.is(i, "SKIPME")) {
           if (call.is(i + 1, "yes")) {
@@ -148,7 +150,7 @@ public final class Clients {
   /** CLIENT SETNAME name: printable ASCII without spaces; an empty name removes it. */
   public static Reply setName(Call call) {
     byte[] name = call.arg(2);
-    Connection.checkClientName(name);
+    ConnectionHandlers.checkClientName(name);
     call.session().setName(name.length == 0 ? null : Parse.text(name));
     return Reply.OK;
   }
@@ -165,11 +167,12 @@ public final class Clients {
   public static Reply setInfo(Call call) {
     String attr = Parse.text(call.arg(2));
     if (!call.is(2, "lib-name") && !call.is(2, "lib-ver")) {
-      throw CommandException.err("Unrecognized option '" + Connection.clip(attr) + "'");
+      throw CommandException.err("Unrecognized option '" + ConnectionHandlers.clip(attr) + "'");
     }
-    if (!Connection.isPrintableWord(call.arg(3))) {
+    if (!ConnectionHandlers.isPrintableWord(call.arg(3))) {
       throw CommandException.err(
-          Connection.clip(attr) + " cannot contain spaces, newlines or special characters.");
+          ConnectionHandlers.clip(attr)
+              + " cannot contain spaces, newlines or special characters.");
     }
     return Reply.OK;
   }
@@ -213,7 +216,8 @@ public final class Clients {
     return switch (t.toLowerCase(Locale.ROOT)) {
       case "normal" -> true;
       case "master", "replica", "slave", "pubsub" -> false;
-      default -> throw CommandException.err("Unknown client type '" + Connection.clip(t) + "'");
+      default ->
+          throw CommandException.err("Unknown client type '" + ConnectionHandlers.clip(t) + "'");
     };
   }
 

@@ -1,9 +1,10 @@
 package io.idem.server.commands.generic;
 
 import io.idem.core.filter.BloomFilter;
-import io.idem.server.command.Call;
-import io.idem.server.command.ServerContext;
-import io.idem.server.command.Stats;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.dispatch.ServerContext;
+import io.idem.server.dispatch.Stats;
 import io.idem.server.engine.Engine;
 import io.idem.server.reply.Reply;
 import java.lang.management.ManagementFactory;
@@ -101,7 +102,7 @@ public final class Info {
     long uptime = Math.max(0, (now - s.startMillis()) / 1000);
     String arch = System.getProperty("os.arch", "");
     title(b, "Server");
-    field(b, "redis_version", Connection.REDIS_VERSION);
+    field(b, "redis_version", ConnectionHandlers.REDIS_VERSION);
     field(b, "idem_version", s.idemVersion());
     field(b, "redis_mode", "standalone");
     field(
@@ -145,7 +146,7 @@ public final class Info {
     field(b, "mem_snapshot_images", e.journal().imageBytes());
     // As Redis counts it: unfinished requests and unsent replies, what maxmemory-clients bounds.
     long clients = 0;
-    for (io.idem.server.command.Session session : s.sessions()) {
+    for (io.idem.server.dispatch.Session session : s.sessions()) {
       clients += session.queryBytes() + session.outputBytes();
     }
     field(b, "mem_clients_normal", clients);

@@ -1,11 +1,15 @@
 package io.idem.server.commands.generic;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.CommandSpec;
-import io.idem.server.command.CommandSpec.Flag;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Glob;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.CommandSpec;
+import io.idem.server.dispatch.CommandSpec.Flag;
+import io.idem.server.dispatch.Container;
+import io.idem.server.dispatch.Documented;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Glob;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.dispatch.Syntax;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,10 @@
 package io.idem.server.commands.generic;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Engine.ExpireCondition;
 import io.idem.server.engine.Entry;
@@ -80,7 +81,7 @@ public final class Keyspace {
           lt = true;
         } else {
           throw CommandException.err(
-              "Unsupported option " + Connection.clip(Parse.text(call.arg(i))));
+              "Unsupported option " + ConnectionHandlers.clip(Parse.text(call.arg(i))));
         }
       }
       if (nx && (xx || gt || lt)) {

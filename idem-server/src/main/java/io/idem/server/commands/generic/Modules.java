@@ -1,6 +1,6 @@
 package io.idem.server.commands.generic;
 
-import io.idem.server.command.Call;
+import io.idem.server.dispatch.Call;
 import io.idem.server.reply.Reply;
 import java.util.List;
 

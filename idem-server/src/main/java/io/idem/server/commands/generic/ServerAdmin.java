@@ -1,11 +1,12 @@
 package io.idem.server.commands.generic;
 
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Config;
-import io.idem.server.command.Errors;
-import io.idem.server.command.ServerContext;
-import io.idem.server.command.Stats;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Config;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.dispatch.ServerContext;
+import io.idem.server.dispatch.Stats;
 import io.idem.server.reply.Reply;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ public final class ServerAdmin {
       if (s == null) {
         throw CommandException.err(
             "Unknown option or number of arguments for CONFIG SET - '"
-                + Connection.clip(given)
+                + ConnectionHandlers.clip(given)
                 + "'");
       }
       if (!s.mutable()) {
@@ -134,9 +135,9 @@ public final class ServerAdmin {
   private static CommandException setFailed(String name, String why) {
     return CommandException.err(
         "CONFIG SET failed (possibly related to argument '"
-            + Connection.clip(name)
+            + ConnectionHandlers.clip(name)
             + "') - "
-            + Connection.clip(why));
+            + ConnectionHandlers.clip(why));
   }
 
   /** CONFIG RESETSTAT: zeroes what INFO stats and commandstats count. */
@@ -162,7 +163,7 @@ public final class ServerAdmin {
     try {
       server.save();
     } catch (UncheckedIOException e) {
-      throw CommandException.err("snapshot failed: " + Connection.clip(e.getMessage()));
+      throw CommandException.err("snapshot failed: " + ConnectionHandlers.clip(e.getMessage()));
     }
     return Reply.OK;
   }

@@ -1,8 +1,8 @@
 package io.idem.server.commands.hll;
 
 import io.idem.core.sketch.HyperLogLog;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 

@@ -1,8 +1,8 @@
 package io.idem.server.commands.tdigest;
 
 import io.idem.core.sketch.TDigest;
-import io.idem.server.command.CommandException;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Entry;
 import org.jspecify.annotations.Nullable;
 

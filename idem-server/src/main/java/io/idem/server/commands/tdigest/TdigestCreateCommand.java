@@ -1,10 +1,9 @@
 package io.idem.server.commands.tdigest;
 
 import io.idem.core.sketch.TDigest;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 
@@ -19,9 +18,6 @@ public final class TdigestCreateCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if (argc != 2 && argc != 4) {
-      throw new CommandException(Errors.wrongArity("tdigest.create"));
-    }
     return call.engine()
         .write(
             call.arg(1),

@@ -1,11 +1,11 @@
 package io.idem.server.commands.tdigest;
 
 import io.idem.core.sketch.TDigest;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;

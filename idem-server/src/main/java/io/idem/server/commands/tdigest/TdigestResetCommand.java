@@ -1,8 +1,8 @@
 package io.idem.server.commands.tdigest;
 
 import io.idem.core.sketch.TDigest;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 
 /** TDIGEST.RESET key — forgets every observation; the compression stays. */

@@ -1,7 +1,7 @@
 package io.idem.server.commands.topk;
 
 import io.idem.core.sketch.TopK;
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import org.jspecify.annotations.Nullable;

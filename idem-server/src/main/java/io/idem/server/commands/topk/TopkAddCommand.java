@@ -2,11 +2,10 @@ package io.idem.server.commands.topk;
 
 import io.idem.core.hash.Hash128;
 import io.idem.core.sketch.TopK;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,9 +35,6 @@ public final class TopkAddCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     int argc = call.argc();
-    if (withIncrements && argc % 2 != 0) {
-      throw new CommandException(Errors.wrongArity("topk.incrby"));
-    }
     int step = withIncrements ? 2 : 1;
     int n = (argc - 2) / step;
     byte[][] items = new byte[n][];

@@ -1,8 +1,8 @@
 package io.idem.server.commands.topk;
 
 import io.idem.core.sketch.TopK;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.util.List;
 

@@ -1,10 +1,9 @@
 package io.idem.server.commands.topk;
 
 import io.idem.core.sketch.TopK;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,9 +21,6 @@ public final class TopkListCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    if (call.argc() > 3) {
-      throw new CommandException(Errors.wrongArity("topk.list"));
-    }
     boolean withCount = call.argc() == 3;
     if (withCount && !isPrefixOfWithCount(call.arg(2))) {
       throw new CommandException(Topk.WITHCOUNT_EXPECTED);

@@ -2,8 +2,8 @@ package io.idem.server.commands.topk;
 
 import io.idem.core.hash.Hash128;
 import io.idem.core.sketch.TopK;
-import io.idem.server.command.Call;
-import io.idem.server.command.Handler;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,10 +2,10 @@ package io.idem.server.commands.window;
 
 import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedTable;
-import io.idem.server.command.Call;
-import io.idem.server.command.CommandException;
-import io.idem.server.command.Errors;
-import io.idem.server.commands.generic.Parse;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.KeyTx;

@@ -3,7 +3,7 @@ package io.idem.server.commands.bloom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.command.CommandException;
+import io.idem.server.dispatch.CommandException;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

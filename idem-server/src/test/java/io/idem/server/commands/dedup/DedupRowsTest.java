@@ -3,9 +3,9 @@ package io.idem.server.commands.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.command.CommandException;
 import io.idem.server.commands.dedup.DedupTable.Mode;
 import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.server.dispatch.CommandException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -1,0 +1,214 @@
+package io.idem.server.dispatch;
+
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.WrongTypeException;
+import io.idem.server.reply.Reply;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks what every command shares (existence, arity, authentication, memory) once, in Redis's
+ * order, then runs the handler and counts it. Never throws: every failure becomes an error reply.
+ */
+public final class Dispatcher {
+
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+
+  private final ServerContext server;
+
+  public Dispatcher(ServerContext server) {
+    this.server = server;
+  }
+
+  /** What runs at once inside MULTI; every other command is queued for EXEC. */
+  private static final Set<String> RUN_IN_MULTI =
+      Set.of("exec", "discard", "multi", "watch", "quit", "reset");
+
+  public Reply dispatch(Session session, Command command) {
+    Stats stats = server.stats();
+    stats.commandsProcessed.increment();
+    CommandSpec spec = server.commands().get(command.name());
+    if (spec == null) {
+      stats.errorReplies.increment();
+      refuseQueue(session);
+      return new Reply.Error(Errors.unknownCommand(command));
+    }
+    Stats.CommandStats cs = stats.command(spec.name());
+    String refusal = refusal(session, spec, command);
+    if (refusal != null) {
+      refuseQueue(session);
+      return reject(stats, cs, refusal);
+    }
+    if (session.inMulti() && !RUN_IN_MULTI.contains(spec.name())) {
+      session.queue(command);
+      return QUEUED;
+    }
+    if (spec.name().equals("exec")) {
+      return exec(session, cs);
+    }
+    return run(session, spec, command, cs);
+  }
+
+  private static final Reply QUEUED = Reply.simple("QUEUED");
+  private static final Reply WRONG_TYPE = Reply.error(Errors.WRONGTYPE);
+
+  /** Why the command may not run now (Redis's order of checks), or null. */
+  private @Nullable String refusal(Session session, CommandSpec spec, Command command) {
+    if (!spec.arityAccepts(command.size())) {
+      return Errors.wrongArity(spec.name());
+    }
+    if (!session.authenticated() && !spec.has(CommandSpec.Flag.NO_AUTH)) {
+      return Errors.NOAUTH;
+    }
+    if (spec.has(CommandSpec.Flag.DENYOOM) && server.engine().overMemoryLimit()) {
+      return Errors.OOM;
+    }
+    String failure = server.journalFailure();
+    if (failure != null && spec.has(CommandSpec.Flag.WRITE)) {
+      return "MISCONF Idem cannot write its log, so writes are refused: " + failure;
+    }
+    return null;
+  }
+
+  private static void refuseQueue(Session session) {
+    if (session.inMulti()) {
+      session.refuseQueue();
+    }
+  }
+
+  /** Runs one command's handler, counts it, and makes its reply wait for what it wrote or saw. */
+  private Reply run(Session session, CommandSpec spec, Command command, Stats.CommandStats cs) {
+    long start = System.nanoTime();
+    session.touch(spec.name(), System.currentTimeMillis());
+    Reply reply;
+    try {
+      reply = spec.handler().handle(new Call(session, command, server));
+    } catch (CommandException e) {
+      reply = e.toReply();
+    } catch (WrongTypeException e) {
+      reply = WRONG_TYPE;
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // A bug, not bad input: say so, keep the connection and the server.
+      log.error("command {} failed", spec.name(), e);
+      reply = Reply.err("internal error in '" + spec.name() + "': " + e.getClass().getSimpleName());
+    }
+    if (spec.has(CommandSpec.Flag.WRITE)
+        || spec.has(CommandSpec.Flag.READONLY) && server.journalFailure() == null) {
+      // Whatever this command saw or changed is in the journal at or before lastSeq: the reply
+      // waits for it, so an acknowledged add is never lost, even one another client made, and a
+      // crash never takes back what a read showed. Once the log has failed nothing more becomes
+      // durable, and reads answer from memory as it is (docs/durability.md).
+      session.requireDurable(server.engine().journal().lastSeq());
+    }
+    count(cs, reply, start);
+    return reply;
+  }
+
+  private void count(Stats.CommandStats cs, Reply reply, long startNanos) {
+    long micros = (System.nanoTime() - startNanos) / 1000;
+    cs.calls.increment();
+    cs.micros.add(micros);
+    cs.latencyMicros.recordValue(Math.min(micros, 3_600_000_000L));
+    if (reply instanceof Reply.Error) {
+      cs.failed.increment();
+      server.stats().errorReplies.increment();
+    }
+  }
+
+  /**
+   * EXEC: runs the queued commands as one, under the locks of every key they name (of every key,
+   * when one names keys its positions do not tell), with their changes journaled as one command: no
+   * other client sees or makes a change in between, and after a crash all of them are in the log or
+   * none. The reply waits until all are durable.
+   */
+  private Reply exec(Session session, Stats.CommandStats cs) {
+    long start = System.nanoTime();
+    session.touch("exec", System.currentTimeMillis());
+    if (!session.inMulti()) {
+      return reject(server.stats(), cs, "ERR EXEC without MULTI");
+    }
+    boolean refused = session.queueRefused();
+    var watched = java.util.Map.copyOf(session.watched());
+    List<Command> queued = session.endMulti();
+    if (refused) {
+      return reject(
+          server.stats(), cs, "EXECABORT Transaction discarded because of previous errors.");
+    }
+    List<CommandSpec> specs = new ArrayList<>(queued.size());
+    for (Command c : queued) {
+      specs.add(server.commands().get(c.name()));
+    }
+    // Checked again at EXEC, as Redis does: memory or the log may have failed since queueing.
+    for (int i = 0; i < queued.size(); i++) {
+      String refusal = refusal(session, specs.get(i), queued.get(i));
+      if (refusal != null) {
+        return reject(server.stats(), cs, "EXECABORT Transaction discarded because of: " + refusal);
+      }
+    }
+    List<byte[]> keys = lockedKeys(queued, specs);
+    if (keys != null) {
+      for (java.nio.ByteBuffer k : watched.keySet()) {
+        keys.add(k.array());
+      }
+    }
+    Engine engine = server.engine();
+    List<Reply> replies = new ArrayList<>(queued.size());
+    try (Engine.Transaction tx = engine.transaction(keys)) {
+      for (var w : watched.entrySet()) {
+        if (engine.touchedSince(w.getKey().array(), w.getValue())) {
+          count(cs, NULL_ARRAY, start);
+          return NULL_ARRAY; // a watched key changed: nothing runs
+        }
+      }
+      for (int i = 0; i < queued.size(); i++) {
+        CommandSpec spec = specs.get(i);
+        replies.add(run(session, spec, queued.get(i), server.stats().command(spec.name())));
+      }
+    }
+    session.touch("exec", System.currentTimeMillis()); // CLIENT LIST's cmd=, not the last inside
+    // The changes got their numbers when the transaction closed: wait for all of them.
+    session.requireDurable(engine.journal().lastSeq());
+    Reply reply = Reply.array(replies);
+    count(cs, reply, start);
+    return reply;
+  }
+
+  private static final Reply NULL_ARRAY = new Reply.NullArray();
+
+  /**
+   * The keys the queued commands name, or null when one may touch keys its positions do not tell
+   * (no positions while it reads or writes the keyspace, or sources after a count): then the
+   * transaction locks every key.
+   */
+  private static @Nullable List<byte[]> lockedKeys(List<Command> queued, List<CommandSpec> specs) {
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = 0; i < queued.size(); i++) {
+      Command c = queued.get(i);
+      CommandSpec spec = specs.get(i);
+      if (spec.has(CommandSpec.Flag.MOVABLEKEYS)) {
+        return null;
+      }
+      if (spec.firstKey() == 0) {
+        // FLUSHALL, DBSIZE, SCAN, and containers whose subcommands name a key (MEMORY USAGE):
+        // a key locked out of stripe order could deadlock with another transaction.
+        return null;
+      }
+      int last = spec.lastKey() < 0 ? c.size() + spec.lastKey() : spec.lastKey();
+      int step = Math.max(1, spec.step());
+      for (int k = spec.firstKey(); k <= last && k < c.size(); k += step) {
+        keys.add(c.arg(k));
+      }
+    }
+    return keys;
+  }
+
+  private static Reply reject(Stats stats, Stats.CommandStats cs, String text) {
+    cs.rejected.increment();
+    stats.errorReplies.increment();
+    return new Reply.Error(text);
+  }
+}

@@ -31,7 +31,7 @@ public final class Dispatcher {
   public Reply dispatch(Session session, Command command) {
     Stats stats = server.stats();
     stats.commandsProcessed.increment();
-    CommandSpec spec = server.commands().get(command.name());
+    CommandSpec spec = server.commands().get(command.arg(0));
     if (spec == null) {
       stats.errorReplies.increment();
       refuseQueue(session);

@@ -2,7 +2,8 @@
 # Idem's server beside Debian's redis-server, in one run, driven by redis-benchmark -P 16 -c 50:
 #   throughput: Idem BF.ADD / BF.EXISTS (default fsync policy, everysec) against Redis SET / GET
 #   and SADD / SISMEMBER with persistence off (seed 001's naive sets);
-#   memory: IDS (default 10 M) 16-byte ids in an Idem Bloom filter at 1 % against a Redis set.
+#   memory: IDS (default 10 M) 16-byte ids in an Idem Bloom filter at 1 % against a Redis set,
+#   and each server's resident set beside its data.
 #   scripts/bench-server.sh                 # N=2000000 requests per test, IDS=10000000
 #   N=500000 IDS=1000000 scripts/bench-server.sh
 # Needs redis-server, redis-cli and redis-benchmark (apt-get install redis-server redis-tools).
@@ -88,3 +89,18 @@ echo "|---|---:|---:|---:|"
 awk -v c="$redis_card" -v m="$((redis_mem - base))" 'BEGIN { printf "| Redis set (used_memory growth) | %d | %d | %.1f |\n", c, m, m / c }'
 awk -v c="$idem_card" -v m="$idem_mem" -v n="$ids" 'BEGIN { printf "| Idem Bloom filter at 1%% (MEMORY USAGE) | %d | %d | %.2f |\n", c, m, m / n }'
 awk -v r="$((redis_mem - base))" -v i="$idem_mem" 'BEGIN { printf "\nRedis set / Idem Bloom filter: %.1fx\n", r / i }'
+
+# Each process's resident set beside what it holds: Idem's heap follows its data (the launcher's
+# G1 settings), so its RSS is read once it has been idle for the idle collection (5 s).
+sleep 8
+echo
+echo "| server | RSS MB | its data MB |"
+echo "|---|---:|---:|"
+for i in 0 1; do
+  rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/${pids[$i]}/status")
+  if [ "$i" = 0 ]; then
+    awk -v r="$rss" -v m="$redis_mem" 'BEGIN { printf "| redis-server (used_memory) | %.0f | %.1f |\n", r / 1024, m / 1048576 }'
+  else
+    awk -v r="$rss" -v m="$idem_mem" 'BEGIN { printf "| idem serve (the filter'"'"'s MEMORY USAGE) | %.0f | %.1f |\n", r / 1024, m / 1048576 }'
+  fi
+done

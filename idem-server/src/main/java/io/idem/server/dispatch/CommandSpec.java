@@ -2,6 +2,7 @@ package io.idem.server.dispatch;
 
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the dispatcher knows of a command before running it: name, arity, flags and key positions
@@ -88,9 +89,9 @@ public record CommandSpec(
     private int firstKey;
     private int lastKey;
     private int step;
-    private String group = "generic";
-    private String summary = "";
-    private String complexity = "";
+    private @Nullable String group;
+    private @Nullable String summary;
+    private @Nullable String complexity;
 
     private Builder(String name, int arity, Handler handler) {
       this.name = name;
@@ -139,7 +140,24 @@ public record CommandSpec(
       return this;
     }
 
+    /**
+     * The spec, its group and docs from {@link CommandDocs} unless given here.
+     *
+     * @throws IllegalStateException if the command has no docs, or contradictory settings
+     */
     public CommandSpec build() {
+      String g = group;
+      String s = summary;
+      String c = complexity;
+      if (g == null || s == null || c == null) {
+        CommandDocs.Doc d = CommandDocs.of(name.toLowerCase(Locale.ROOT));
+        if (d == null) {
+          throw new IllegalStateException(name + " has no line in commands.tsv");
+        }
+        g = g != null ? g : d.group();
+        s = s != null ? s : d.summary();
+        c = c != null ? c : d.complexity();
+      }
       if (flags.contains(Flag.WRITE) && flags.contains(Flag.READONLY)) {
         throw new IllegalStateException(name + " is both write and readonly");
       }
@@ -150,18 +168,7 @@ public record CommandSpec(
         throw new IllegalStateException(name + ": pairs from " + pairsFrom + ", arity " + arity);
       }
       return new CommandSpec(
-          name,
-          arity,
-          maxArgs,
-          pairsFrom,
-          flags,
-          firstKey,
-          lastKey,
-          step,
-          group,
-          summary,
-          complexity,
-          handler);
+          name, arity, maxArgs, pairsFrom, flags, firstKey, lastKey, step, g, s, c, handler);
     }
   }
 }

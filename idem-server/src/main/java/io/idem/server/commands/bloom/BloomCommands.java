@@ -25,69 +25,16 @@ public final class BloomCommands {
             .atMost(7)
             .flags(WRITE, DENYOOM)
             .key()
-            .group("bf")
-            .doc("Creates an empty Bloom filter with the given error rate and capacity", "O(1)")
             .build(),
-        command("bf.add", 3, new BfAddCommand())
-            .flags(WRITE, DENYOOM, FAST)
-            .key()
-            .group("bf")
-            .doc("Adds an item, creating the filter if the key is free", "O(k * L)")
-            .build(),
-        command("bf.madd", -3, new BfMaddCommand())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("bf")
-            .doc("Adds items, creating the filter if the key is free", "O(n * k * L)")
-            .build(),
-        command("bf.insert", -4, new BfInsertCommand())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("bf")
-            .doc("Adds items, creating the filter as configured if the key is free", "O(n * k * L)")
-            .build(),
-        command("bf.exists", 3, new BfExistsCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("bf")
-            .doc("Tells whether an item may have been added", "O(k * L)")
-            .build(),
-        command("bf.mexists", -3, new BfMexistsCommand())
-            .flags(READONLY)
-            .key()
-            .group("bf")
-            .doc("Tells, for each item, whether it may have been added", "O(n * k * L)")
-            .build(),
-        command("bf.info", -2, new BfInfoCommand())
-            .atMost(3)
-            .flags(READONLY, FAST)
-            .key()
-            .group("bf")
-            .doc("Returns a filter's capacity, size, layers, items and expansion", "O(L)")
-            .build(),
-        command("bf.card", 2, new BfCardCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("bf")
-            .doc("Returns the number of items added to a filter", "O(L)")
-            .build(),
-        command("bf.debug", 2, new BfDebugCommand())
-            .flags(READONLY)
-            .key()
-            .group("bf")
-            .doc("Describes a filter's layers, as RedisBloom's BF.DEBUG", "O(layers)")
-            .build(),
-        command("bf.scandump", 3, new BfScanDumpCommand())
-            .flags(READONLY)
-            .key()
-            .group("bf")
-            .doc("Returns the next chunk of a filter's dump", "O(chunk), at most 16 MiB")
-            .build(),
-        command("bf.loadchunk", 4, new BfLoadChunkCommand())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("bf")
-            .doc("Restores a chunk of a filter's dump made by BF.SCANDUMP", "O(chunk)")
-            .build());
+        command("bf.add", 3, new BfAddCommand()).flags(WRITE, DENYOOM, FAST).key().build(),
+        command("bf.madd", -3, new BfMaddCommand()).flags(WRITE, DENYOOM).key().build(),
+        command("bf.insert", -4, new BfInsertCommand()).flags(WRITE, DENYOOM).key().build(),
+        command("bf.exists", 3, new BfExistsCommand()).flags(READONLY, FAST).key().build(),
+        command("bf.mexists", -3, new BfMexistsCommand()).flags(READONLY).key().build(),
+        command("bf.info", -2, new BfInfoCommand()).atMost(3).flags(READONLY, FAST).key().build(),
+        command("bf.card", 2, new BfCardCommand()).flags(READONLY, FAST).key().build(),
+        command("bf.debug", 2, new BfDebugCommand()).flags(READONLY).key().build(),
+        command("bf.scandump", 3, new BfScanDumpCommand()).flags(READONLY).key().build(),
+        command("bf.loadchunk", 4, new BfLoadChunkCommand()).flags(WRITE, DENYOOM).key().build());
   }
 }

@@ -25,41 +25,21 @@ public final class CmsCommands {
         command("cms.initbydim", 4, CmsInitCommand.byDimensions())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("cms")
-            .doc("Creates an empty count-min sketch of the given width and depth", "O(w * d)")
             .build(),
         command("cms.initbyprob", 4, CmsInitCommand.byProbability())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("cms")
-            .doc(
-                "Creates an empty count-min sketch for an overestimate and its probability",
-                "O(w * d)")
             .build(),
         command("cms.incrby", -4, new CmsIncrByCommand())
             .pairsFrom(2)
             .flags(WRITE, DENYOOM)
             .key()
-            .group("cms")
-            .doc("Adds increments to items and replies their estimates", "O(n * d)")
             .build(),
-        command("cms.query", -3, new CmsQueryCommand())
-            .flags(READONLY)
-            .key()
-            .group("cms")
-            .doc("Replies the estimated count of items", "O(n * d)")
-            .build(),
+        command("cms.query", -3, new CmsQueryCommand()).flags(READONLY).key().build(),
         command("cms.merge", -4, new CmsMergeCommand())
             .flags(WRITE, DENYOOM, MOVABLEKEYS)
             .key()
-            .group("cms")
-            .doc("Sets a sketch to the weighted sum of sketches", "O(k * w * d)")
             .build(),
-        command("cms.info", 2, new CmsInfoCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("cms")
-            .doc("Replies a sketch's width, depth and total count", "O(1)")
-            .build());
+        command("cms.info", 2, new CmsInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

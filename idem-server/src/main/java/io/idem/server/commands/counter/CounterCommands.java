@@ -25,31 +25,13 @@ public final class CounterCommands {
         command("counter.reserve", -2, new CounterReserveCommand())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("counter")
-            .doc("Creates an empty counter table with its resolutions and retentions", "O(1)")
             .build(),
         command("counter.incrby", -5, new CounterIncrByCommand())
             .pairsFrom(3)
             .flags(WRITE, DENYOOM)
             .key()
-            .group("counter")
-            .doc(
-                "Adds increments to names at an event time, in every resolution that keeps it",
-                "O(n * r) store reads and writes")
             .build(),
-        command("counter.query", -6, new CounterQueryCommand())
-            .flags(READONLY)
-            .key()
-            .group("counter")
-            .doc(
-                "Replies each name's counts over windows ending at a time",
-                "O(n * w) sums, O(n * (window / bucket / 64 + 1)) store reads per resolution")
-            .build(),
-        command("counter.info", 2, new CounterInfoCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("counter")
-            .doc("Replies a table's resolutions, row layout, memory and disk", "O(1)")
-            .build());
+        command("counter.query", -6, new CounterQueryCommand()).flags(READONLY).key().build(),
+        command("counter.info", 2, new CounterInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

@@ -23,43 +23,14 @@ public final class DedupCommands {
   /** The family's registration list. */
   public static List<CommandSpec> specs() {
     return List.of(
-        command("dedup.reserve", -3, new DedupReserveCommand())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("dedup")
-            .doc("Creates an empty dedup table with a window and a mode", "O(1), RECENT O(slots)")
-            .build(),
+        command("dedup.reserve", -3, new DedupReserveCommand()).flags(WRITE, DENYOOM).key().build(),
         command("dedup.claim", -4, new DedupClaimCommand())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("dedup")
-            .doc("Claims an id for an owner: new, retry or duplicate", "O(S)")
             .build(),
-        command("dedup.mclaim", -5, new DedupMclaimCommand())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("dedup")
-            .doc(
-                "Claims many (id, owner) pairs, replying to each or only the duplicates",
-                "O(n * S)")
-            .build(),
-        command("dedup.release", 4, new DedupReleaseCommand())
-            .flags(WRITE, FAST)
-            .key()
-            .group("dedup")
-            .doc("Forgets a claim if the owner still holds it", "O(S)")
-            .build(),
-        command("dedup.exists", 3, new DedupExistsCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("dedup")
-            .doc("Tells whether an id is claimed within the window", "O(S)")
-            .build(),
-        command("dedup.info", 2, new DedupInfoCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("dedup")
-            .doc("Returns a table's mode, window, slices, claims, memory and disk", "O(S)")
-            .build());
+        command("dedup.mclaim", -5, new DedupMclaimCommand()).flags(WRITE, DENYOOM).key().build(),
+        command("dedup.release", 4, new DedupReleaseCommand()).flags(WRITE, FAST).key().build(),
+        command("dedup.exists", 3, new DedupExistsCommand()).flags(READONLY, FAST).key().build(),
+        command("dedup.info", 2, new DedupInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

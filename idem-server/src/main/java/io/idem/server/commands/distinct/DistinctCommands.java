@@ -24,33 +24,13 @@ public final class DistinctCommands {
         command("distinct.reserve", -2, new DistinctReserveCommand())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("distinct")
-            .doc(
-                "Creates an empty distinct table with its precision, resolutions and retentions",
-                "O(1)")
             .build(),
         command("distinct.add", -5, new DistinctAddCommand())
             .pairsFrom(3)
             .flags(WRITE, DENYOOM)
             .key()
-            .group("distinct")
-            .doc(
-                "Adds members to names at an event time, in every resolution that keeps it",
-                "O(n * r) store reads and writes")
             .build(),
-        command("distinct.count", -6, new DistinctCountCommand())
-            .flags(READONLY)
-            .key()
-            .group("distinct")
-            .doc(
-                "Replies each name's estimated distinct members over windows ending at a time",
-                "O(n * b) store reads, O(n * w * b) sketch unions of up to m registers each")
-            .build(),
-        command("distinct.info", 2, new DistinctInfoCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("distinct")
-            .doc("Replies a table's resolutions, precision, error, memory and disk", "O(1)")
-            .build());
+        command("distinct.count", -6, new DistinctCountCommand()).flags(READONLY).key().build(),
+        command("distinct.info", 2, new DistinctInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

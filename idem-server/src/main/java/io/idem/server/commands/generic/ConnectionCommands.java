@@ -130,23 +130,13 @@ public final class ConnectionCommands {
         command("ping", -1, doc("[message]", ConnectionHandlers::ping))
             .atMost(2)
             .flags(FAST)
-            .group("connection")
-            .doc("Returns PONG, or the message.", "O(1)")
             .build(),
         command("echo", 2, doc("message", ConnectionHandlers::echo))
             .flags(LOADING, STALE, FAST)
-            .group("connection")
-            .doc("Returns the message.", "O(1)")
             .build(),
-        command("quit", -1, ConnectionHandlers::quit)
-            .flags(LOADING, STALE, FAST, NO_AUTH)
-            .group("connection")
-            .doc("Replies OK and closes the connection.", "O(1)")
-            .build(),
+        command("quit", -1, ConnectionHandlers::quit).flags(LOADING, STALE, FAST, NO_AUTH).build(),
         command("select", 2, doc("index:integer", ConnectionHandlers::select))
             .flags(LOADING, STALE, FAST)
-            .group("connection")
-            .doc("Selects the database: Idem has one, 0.", "O(1)")
             .build(),
         command(
                 "hello",
@@ -155,25 +145,11 @@ public final class ConnectionCommands {
                     "[protover:integer [AUTH username password] [SETNAME clientname]]",
                     ConnectionHandlers::hello))
             .flags(LOADING, STALE, FAST, NO_AUTH)
-            .group("connection")
-            .doc(
-                "Switches the protocol (2 or 3), optionally authenticates and names the"
-                    + " connection, and describes the server.",
-                "O(1)")
             .build(),
         command("auth", -2, doc("[username] password", ConnectionHandlers::auth))
             .flags(LOADING, STALE, FAST, NO_AUTH)
-            .group("connection")
-            .doc("Authenticates the connection as the default user.", "O(1)")
             .build(),
-        command("client", -2, CLIENT)
-            .group("connection")
-            .doc("A container for connection commands.", "Depends on subcommand.")
-            .build(),
-        command("command", -1, COMMAND)
-            .flags(LOADING, STALE)
-            .group("server")
-            .doc("Returns the details of every command.", "O(N) where N is the number of commands")
-            .build());
+        command("client", -2, CLIENT).build(),
+        command("command", -1, COMMAND).flags(LOADING, STALE).build());
   }
 }

@@ -94,39 +94,23 @@ public final class GenericCommands {
   public static List<CommandSpec> specs() {
     return List.of(
         // ---- keyspace
-        command("del", -2, doc("key...", Keyspace::del))
-            .flags(WRITE)
-            .keys(1, -1, 1)
-            .doc("Deletes keys; returns how many existed.", "O(N) where N is the number of keys")
-            .build(),
+        command("del", -2, doc("key...", Keyspace::del)).flags(WRITE).keys(1, -1, 1).build(),
         command("unlink", -2, doc("key...", Keyspace::del))
             .flags(WRITE, FAST)
             .keys(1, -1, 1)
-            .doc(
-                "Deletes keys, as DEL does; returns how many existed.",
-                "O(N) where N is the number of keys")
             .build(),
         command("exists", -2, doc("key...", Keyspace::exists))
             .flags(READONLY, FAST)
             .keys(1, -1, 1)
-            .doc(
-                "Returns how many of the keys exist, counting a repeated key each time.",
-                "O(N) where N is the number of keys")
             .build(),
-        command("type", 2, doc("key", Keyspace::type))
-            .flags(READONLY, FAST)
-            .key()
-            .doc("Returns the type of the key's value, or none.", "O(1)")
-            .build(),
+        command("type", 2, doc("key", Keyspace::type)).flags(READONLY, FAST).key().build(),
         command("rename", 3, doc("key newkey", Keyspace::rename))
             .flags(WRITE)
             .keys(1, 2, 1)
-            .doc("Renames a key, replacing newkey if it exists.", "O(1)")
             .build(),
         command("renamenx", 3, doc("key newkey", Keyspace::renameNx))
             .flags(WRITE, FAST)
             .keys(1, 2, 1)
-            .doc("Renames a key only if newkey does not exist.", "O(1)")
             .build(),
         command(
                 "expire",
@@ -134,7 +118,6 @@ public final class GenericCommands {
                 doc("key seconds:integer" + EXPIRE_ARGS, Keyspace.expire("expire", true, false)))
             .flags(WRITE, FAST)
             .key()
-            .doc("Sets a key's time to live in seconds.", "O(1)")
             .build(),
         command(
                 "pexpire",
@@ -144,7 +127,6 @@ public final class GenericCommands {
                     Keyspace.expire("pexpire", false, false)))
             .flags(WRITE, FAST)
             .key()
-            .doc("Sets a key's time to live in milliseconds.", "O(1)")
             .build(),
         command(
                 "expireat",
@@ -154,7 +136,6 @@ public final class GenericCommands {
                     Keyspace.expire("expireat", true, true)))
             .flags(WRITE, FAST)
             .key()
-            .doc("Sets a key's expiry to a Unix time in seconds.", "O(1)")
             .build(),
         command(
                 "pexpireat",
@@ -164,37 +145,24 @@ public final class GenericCommands {
                     Keyspace.expire("pexpireat", false, true)))
             .flags(WRITE, FAST)
             .key()
-            .doc("Sets a key's expiry to a Unix time in milliseconds.", "O(1)")
             .build(),
         command("ttl", 2, doc("key", Keyspace.ttl(true, false)))
             .flags(READONLY, FAST)
             .key()
-            .doc("Returns a key's time to live in seconds: -1 if none, -2 if no key.", "O(1)")
             .build(),
         command("pttl", 2, doc("key", Keyspace.ttl(false, false)))
             .flags(READONLY, FAST)
             .key()
-            .doc("Returns a key's time to live in milliseconds: -1 if none, -2 if no key.", "O(1)")
             .build(),
         command("expiretime", 2, doc("key", Keyspace.ttl(true, true)))
             .flags(READONLY, FAST)
             .key()
-            .doc(
-                "Returns a key's expiry as a Unix time in seconds: -1 if none, -2 if no key.",
-                "O(1)")
             .build(),
         command("pexpiretime", 2, doc("key", Keyspace.ttl(false, true)))
             .flags(READONLY, FAST)
             .key()
-            .doc(
-                "Returns a key's expiry as a Unix time in milliseconds: -1 if none, -2 if no key.",
-                "O(1)")
             .build(),
-        command("persist", 2, doc("key", Keyspace::persist))
-            .flags(WRITE, FAST)
-            .key()
-            .doc("Removes a key's expiry.", "O(1)")
-            .build(),
+        command("persist", 2, doc("key", Keyspace::persist)).flags(WRITE, FAST).key().build(),
         command(
                 "scan",
                 -2,
@@ -202,74 +170,21 @@ public final class GenericCommands {
                     "cursor:integer [MATCH pattern] [COUNT count:integer] [TYPE type]",
                     Keyspace::scan))
             .flags(READONLY)
-            .doc(
-                "Iterates over the keys from a cursor; a key present for the whole iteration is"
-                    + " returned at least once.",
-                "O(1) for every call. O(N) for a complete iteration, where N is the number of"
-                    + " keys.")
             .build(),
-        command("keys", 2, doc("pattern", Keyspace::keys))
-            .flags(READONLY)
-            .doc(
-                "Returns every key matching the glob pattern.",
-                "O(N) where N is the number of keys")
-            .build(),
-        command("dbsize", 1, Keyspace::dbSize)
-            .flags(READONLY, FAST)
-            .group("server")
-            .doc("Returns the number of keys.", "O(1)")
-            .build(),
-        command("flushdb", -1, doc("[ASYNC | SYNC]", Keyspace::flush))
-            .flags(WRITE)
-            .group("server")
-            .doc("Removes every key.", "O(N) where N is the number of keys")
-            .build(),
-        command("flushall", -1, doc("[ASYNC | SYNC]", Keyspace::flush))
-            .flags(WRITE)
-            .group("server")
-            .doc("Removes every key (Idem has one database).", "O(N) where N is the number of keys")
-            .build(),
-        command("module", -2, MODULE)
-            .group("server")
-            .doc("A container for module commands.", "Depends on subcommand.")
-            .build(),
-        command("memory", -2, MEMORY)
-            .group("server")
-            .doc("A container for memory commands.", "Depends on subcommand.")
-            .build(),
+        command("keys", 2, doc("pattern", Keyspace::keys)).flags(READONLY).build(),
+        command("dbsize", 1, Keyspace::dbSize).flags(READONLY, FAST).build(),
+        command("flushdb", -1, doc("[ASYNC | SYNC]", Keyspace::flush)).flags(WRITE).build(),
+        command("flushall", -1, doc("[ASYNC | SYNC]", Keyspace::flush)).flags(WRITE).build(),
+        command("module", -2, MODULE).build(),
+        command("memory", -2, MEMORY).build(),
         // ---- server
-        command("info", -1, doc("[section...]", Info::info))
-            .flags(LOADING, STALE)
-            .group("server")
-            .doc("Returns information and statistics about the server.", "O(1)")
-            .build(),
-        command("config", -2, CONFIG)
-            .group("server")
-            .doc("A container for configuration commands.", "Depends on subcommand.")
-            .build(),
-        command("save", 1, ServerAdmin::save)
-            .flags(ADMIN)
-            .group("server")
-            .doc(
-                "Takes a snapshot of every resident value now and truncates the log behind it.",
-                "O(N) where N is the number of resident values")
-            .build(),
-        command("bgsave", -1, doc("[SCHEDULE]", ServerAdmin::bgSave))
-            .flags(ADMIN)
-            .group("server")
-            .doc("Starts a snapshot in the background.", "O(1)")
-            .build(),
-        command("lastsave", 1, ServerAdmin::lastSave)
-            .flags(LOADING, STALE, FAST)
-            .group("server")
-            .doc("Returns the Unix time in seconds of the last completed snapshot.", "O(1)")
-            .build(),
+        command("info", -1, doc("[section...]", Info::info)).flags(LOADING, STALE).build(),
+        command("config", -2, CONFIG).build(),
+        command("save", 1, ServerAdmin::save).flags(ADMIN).build(),
+        command("bgsave", -1, doc("[SCHEDULE]", ServerAdmin::bgSave)).flags(ADMIN).build(),
+        command("lastsave", 1, ServerAdmin::lastSave).flags(LOADING, STALE, FAST).build(),
         command("shutdown", -1, doc("[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", ServerAdmin::shutdown))
             .flags(ADMIN, LOADING, STALE)
-            .group("server")
-            .doc(
-                "Stops the server; with SAVE, after a snapshot.",
-                "O(N) when saving, where N is the number of resident values, else O(1)")
             .build());
   }
 }

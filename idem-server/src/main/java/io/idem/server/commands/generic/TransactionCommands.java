@@ -23,34 +23,14 @@ public final class TransactionCommands {
   /** The family's registration list. */
   public static List<CommandSpec> specs() {
     return List.of(
-        command("multi", 1, TransactionCommands::multi)
-            .flags(LOADING, STALE, FAST)
-            .group("transactions")
-            .doc("Starts a transaction: the commands that follow are queued for EXEC.", "O(1)")
-            .build(),
-        command("exec", 1, TransactionCommands::exec)
-            .flags(LOADING, STALE)
-            .group("transactions")
-            .doc(
-                "Runs the queued commands as one: atomically, and durable together.",
-                "Depends on the queued commands")
-            .build(),
-        command("discard", 1, TransactionCommands::discard)
-            .flags(LOADING, STALE, FAST)
-            .group("transactions")
-            .doc("Drops the queued commands and ends the transaction.", "O(N) queued commands")
-            .build(),
+        command("multi", 1, TransactionCommands::multi).flags(LOADING, STALE, FAST).build(),
+        command("exec", 1, TransactionCommands::exec).flags(LOADING, STALE).build(),
+        command("discard", 1, TransactionCommands::discard).flags(LOADING, STALE, FAST).build(),
         command("watch", -2, doc("key [key ...]", TransactionCommands::watch))
             .flags(LOADING, STALE, FAST)
             .keys(1, -1, 1)
-            .group("transactions")
-            .doc("Makes the next EXEC run nothing if one of the keys changes first.", "O(1) a key")
             .build(),
-        command("unwatch", 1, TransactionCommands::unwatch)
-            .flags(LOADING, STALE, FAST)
-            .group("transactions")
-            .doc("Forgets every watched key.", "O(1)")
-            .build());
+        command("unwatch", 1, TransactionCommands::unwatch).flags(LOADING, STALE, FAST).build());
   }
 
   private static Reply multi(Call call) {

@@ -20,26 +20,8 @@ public final class HyperLogLogCommands {
   /** The family's registration list. */
   public static List<CommandSpec> specs() {
     return List.of(
-        command("pfadd", -2, new PfAddCommand())
-            .flags(WRITE, DENYOOM, FAST)
-            .key()
-            .group("hyperloglog")
-            .doc("Adds elements to a HyperLogLog; replies 1 if a register rose", "O(n)")
-            .build(),
-        command("pfcount", -2, new PfCountCommand())
-            .flags(READONLY)
-            .keys(1, -1, 1)
-            .group("hyperloglog")
-            .doc(
-                "Replies the estimated distinct elements of a HyperLogLog, or of the union of"
-                    + " several",
-                "O(m) for one key, O(k * m) for several")
-            .build(),
-        command("pfmerge", -2, new PfMergeCommand())
-            .flags(WRITE, DENYOOM)
-            .keys(1, -1, 1)
-            .group("hyperloglog")
-            .doc("Folds HyperLogLogs into a destination, which then counts their union", "O(k * m)")
-            .build());
+        command("pfadd", -2, new PfAddCommand()).flags(WRITE, DENYOOM, FAST).key().build(),
+        command("pfcount", -2, new PfCountCommand()).flags(READONLY).keys(1, -1, 1).build(),
+        command("pfmerge", -2, new PfMergeCommand()).flags(WRITE, DENYOOM).keys(1, -1, 1).build());
   }
 }

@@ -24,50 +24,16 @@ public final class TopkCommands {
         command("topk.reserve", -3, new TopkReserveCommand())
             .flags(WRITE, DENYOOM, FAST)
             .key()
-            .group("topk")
-            .doc("Creates an empty top-k sketch", "O(k + w * d)")
             .build(),
-        command("topk.add", -3, TopkAddCommand.add())
-            .flags(WRITE, DENYOOM)
-            .key()
-            .group("topk")
-            .doc(
-                "Adds items; replies each item it expelled from the top k, or null",
-                "O(n * (d + k))")
-            .build(),
+        command("topk.add", -3, TopkAddCommand.add()).flags(WRITE, DENYOOM).key().build(),
         command("topk.incrby", -4, TopkAddCommand.incrBy())
             .pairsFrom(2)
             .flags(WRITE, DENYOOM)
             .key()
-            .group("topk")
-            .doc(
-                "Adds increments to items; replies each item it expelled from the top k, or null",
-                "O(n * (d * i + k))")
             .build(),
-        command("topk.query", -3, TopkReadCommand.query())
-            .flags(READONLY)
-            .key()
-            .group("topk")
-            .doc("Replies whether each item is in the top k", "O(n * k)")
-            .build(),
-        command("topk.count", -3, TopkReadCommand.count())
-            .flags(READONLY)
-            .key()
-            .group("topk")
-            .doc("Replies each item's estimated count (deprecated in RedisBloom)", "O(n * (d + k))")
-            .build(),
-        command("topk.list", -2, new TopkListCommand())
-            .atMost(3)
-            .flags(READONLY)
-            .key()
-            .group("topk")
-            .doc("Replies the top k items, largest count first, with counts if asked", "O(k log k)")
-            .build(),
-        command("topk.info", 2, new TopkInfoCommand())
-            .flags(READONLY, FAST)
-            .key()
-            .group("topk")
-            .doc("Replies a sketch's k, width, depth and decay", "O(1)")
-            .build());
+        command("topk.query", -3, TopkReadCommand.query()).flags(READONLY).key().build(),
+        command("topk.count", -3, TopkReadCommand.count()).flags(READONLY).key().build(),
+        command("topk.list", -2, new TopkListCommand()).atMost(3).flags(READONLY).key().build(),
+        command("topk.info", 2, new TopkInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

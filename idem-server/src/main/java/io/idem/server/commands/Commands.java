@@ -3,6 +3,7 @@ package io.idem.server.commands;
 import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.commands.bloom.BloomCommands;
 import io.idem.server.commands.bloom.RedisBloomCodec;
+import io.idem.server.commands.cluster.ClusterCommands;
 import io.idem.server.commands.cms.CmsCodec;
 import io.idem.server.commands.cms.CmsCommands;
 import io.idem.server.commands.counter.CounterCodec;
@@ -45,7 +46,8 @@ public final class Commands {
         .register(HyperLogLogCommands.specs())
         .register(DistinctCommands.specs())
         .register(TopkCommands.specs())
-        .register(TdigestCommands.specs());
+        .register(TdigestCommands.specs())
+        .register(ClusterCommands.specs());
   }
 
   /** Every resident value type, for the store to load. */

@@ -143,6 +143,28 @@ public final class Config {
     c.define(integer("databases", 1, 1, 1, false, "Idem has one database, 0"));
     c.define(
         choice(
+            "cluster-enabled",
+            "no",
+            List.of("yes", "no"),
+            false,
+            "serve a share of Redis Cluster's slots, as the cluster settings say"));
+    c.define(str("cluster-node", "", false, "this node's name among cluster-nodes"));
+    c.define(
+        str(
+            "cluster-nodes",
+            "",
+            false,
+            "every node of the cluster, name=host:port separated by spaces, the same on each"));
+    c.define(
+        integer(
+            "cluster-partitions",
+            16,
+            1,
+            16384,
+            false,
+            "the partitions the slots are split into, at least one a node"));
+    c.define(
+        choice(
             "bf-layout",
             "classic",
             List.of("classic", "blocked"),

@@ -1,5 +1,7 @@
 package io.idem.server.dispatch;
 
+import io.idem.server.cluster.ClusterTopology;
+import io.idem.server.cluster.Slots;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.WrongTypeException;
 import io.idem.server.reply.Reply;
@@ -64,6 +66,13 @@ public final class Dispatcher {
     if (!session.authenticated() && !spec.has(CommandSpec.Flag.NO_AUTH)) {
       return Errors.NOAUTH;
     }
+    ClusterTopology cluster = server.cluster();
+    if (cluster != null && spec.firstKey() > 0) {
+      String redirect = redirect(cluster, spec, command);
+      if (redirect != null) {
+        return redirect;
+      }
+    }
     if (spec.has(CommandSpec.Flag.DENYOOM) && server.engine().overMemoryLimit()) {
       return Errors.OOM;
     }
@@ -72,6 +81,39 @@ public final class Dispatcher {
       return "MISCONF Idem cannot write its log, so writes are refused: " + failure;
     }
     return null;
+  }
+
+  /**
+   * In a cluster, Redis Cluster's answer for keys this node does not serve: CROSSSLOT when they are
+   * in different slots, MOVED to the node that serves their slot; null when this node serves them.
+   * Clients follow MOVED and refresh their slot map.
+   */
+  private static @Nullable String redirect(
+      ClusterTopology cluster, CommandSpec spec, Command command) {
+    int slot = -1;
+    int last = spec.lastKey() < 0 ? command.size() + spec.lastKey() : spec.lastKey();
+    int step = Math.max(1, spec.step());
+    for (int k = spec.firstKey(); k <= last && k < command.size(); k += step) {
+      int s = Slots.of(command.arg(k));
+      if (slot >= 0 && s != slot) {
+        return Errors.CROSSSLOT;
+      }
+      slot = s;
+    }
+    if (spec.has(CommandSpec.Flag.MOVABLEKEYS) && command.size() > 3) {
+      // Both such commands (CMS.MERGE, TDIGEST.MERGE) read: destination numkeys source...; a bad
+      // count is the handler's error to give.
+      Long n = Parse.longOrNull(command.arg(2));
+      for (int k = 3; n != null && k < 3 + n && k < command.size(); k++) {
+        if (Slots.of(command.arg(k)) != slot) {
+          return Errors.CROSSSLOT;
+        }
+      }
+    }
+    if (slot < 0 || cluster.servesSlot(slot)) {
+      return null;
+    }
+    return "MOVED " + slot + " " + cluster.nodeOfSlot(slot).address();
   }
 
   private static void refuseQueue(Session session) {

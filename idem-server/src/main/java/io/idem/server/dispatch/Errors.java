@@ -7,6 +7,7 @@ public final class Errors {
 
   public static final String WRONGTYPE = WrongTypeException.REPLY;
   public static final String SYNTAX = "ERR syntax error";
+  public static final String CROSSSLOT = "CROSSSLOT Keys in request don't hash to the same slot";
   public static final String NOT_INTEGER = "ERR value is not an integer or out of range";
   public static final String NOT_FLOAT = "ERR value is not a valid float";
   public static final String NO_SUCH_KEY = "ERR no such key";

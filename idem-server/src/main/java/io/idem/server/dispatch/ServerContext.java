@@ -2,6 +2,7 @@ package io.idem.server.dispatch;
 
 import io.idem.server.engine.Engine;
 import java.util.Collection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What handlers may reach of the server. The network server implements it; handler tests use a
@@ -34,6 +35,11 @@ public interface ServerContext {
 
   /** Stops the server gracefully after this reply (SHUTDOWN). */
   void shutdown();
+
+  /** The cluster this server is a node of, or null when it runs alone (cluster-enabled no). */
+  default io.idem.server.cluster.@Nullable ClusterTopology cluster() {
+    return null;
+  }
 
   /** Why the log cannot be written, or null while it can: writes are refused then. */
   default @org.jspecify.annotations.Nullable String journalFailure() {

@@ -1,5 +1,6 @@
 package io.idem.server.net;
 
+import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.commands.Commands;
 import io.idem.server.dispatch.CommandRegistry;
 import io.idem.server.dispatch.Config;
@@ -65,6 +66,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   }
 
   private final Config config;
+  private final @Nullable ClusterTopology cluster;
   private final RocksStore store;
   private final Engine engine;
   private final CommandRegistry commands = Commands.registry();
@@ -113,8 +115,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   private int tlsPort;
   private @Nullable MetricsServer metrics;
 
-  private IdemServer(Config config, RocksStore.Opened opened) {
+  private IdemServer(Config config, RocksStore.Opened opened, @Nullable ClusterTopology cluster) {
     this.config = config;
+    this.cluster = cluster;
     this.store = opened.store();
     this.engine = opened.engine();
     this.dispatcher = new Dispatcher(this);
@@ -150,6 +153,12 @@ public final class IdemServer implements ServerContext, AutoCloseable {
 
   /** As above, with the store's faults injected where {@code faults} says (tests). */
   public static IdemServer start(Config config, StoreFaults faults) throws StartException {
+    ClusterTopology cluster;
+    try {
+      cluster = clusterOf(config);
+    } catch (IllegalArgumentException e) {
+      throw new StartException(e.getMessage(), null); // before anything is opened
+    }
     Path dir = Path.of(config.get("dir"));
     RocksStore.Opened opened;
     try {
@@ -163,7 +172,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     } catch (IOException e) {
       throw new StartException(e.getMessage(), e);
     }
-    IdemServer server = new IdemServer(config, opened);
+    IdemServer server = new IdemServer(config, opened, cluster);
     try {
       server.bind();
       int metricsPort = config.getInt("metrics-port");
@@ -430,7 +439,23 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         : String.valueOf(a);
   }
 
+  /** The cluster the settings describe, or null when cluster-enabled is no. */
+  static @Nullable ClusterTopology clusterOf(Config config) {
+    if (!config.getBool("cluster-enabled")) {
+      return null;
+    }
+    return ClusterTopology.parse(
+        config.get("cluster-nodes"),
+        config.get("cluster-node"),
+        config.getInt("cluster-partitions"));
+  }
+
   // ---- ServerContext
+
+  @Override
+  public @Nullable ClusterTopology cluster() {
+    return cluster;
+  }
 
   @Override
   public Engine engine() {

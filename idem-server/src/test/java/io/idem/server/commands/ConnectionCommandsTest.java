@@ -148,4 +148,15 @@ class ConnectionCommandsTest {
     assertThat(as(s, "QUIT")).isEqualTo("OK");
     assertThat(s.closing()).isTrue();
   }
+
+  @Test
+  void clusterCommands_onAServerAlone_sayClusterSupportIsDisabled() {
+    for (String[] c :
+        new String[][] {
+          {"CLUSTER", "INFO"}, {"CLUSTER", "SLOTS"}, {"CLUSTER", "KEYSLOT", "k"}, {"READONLY"}
+        }) {
+      assertThat(h.show(c)).isEqualTo("(error) ERR This instance has cluster support disabled");
+    }
+    assertThat(h.show("INFO", "cluster")).contains("cluster_enabled:0");
+  }
 }

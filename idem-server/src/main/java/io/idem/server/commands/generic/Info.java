@@ -88,7 +88,7 @@ public final class Info {
         case "commandstats" -> commandStats(server, b);
         case "cluster" -> {
           title(b, "Cluster");
-          field(b, "cluster_enabled", 0);
+          field(b, "cluster_enabled", server.cluster() == null ? 0 : 1);
         }
         case "keyspace" -> keyspace(server, b);
         default -> throw new IllegalStateException(section);

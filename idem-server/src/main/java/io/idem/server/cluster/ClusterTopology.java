@@ -1,0 +1,166 @@
+package io.idem.server.cluster;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which node serves which slots: every node of a cluster is configured with the same list of nodes
+ * and the same number of partitions, and works the same answer out. Partitions are split among the
+ * nodes in order and in contiguous runs, so each node serves one range of slots, as a Redis Cluster
+ * primary usually does. The topology is configuration, not negotiated: there is no gossip and no
+ * election to get wrong (docs/cluster.md).
+ */
+public final class ClusterTopology {
+
+  /**
+   * One node. {@code id} is the 40 hex digits Redis Cluster clients expect: the SHA-1 of the
+   * configured name, so it is the same on every node and across restarts.
+   */
+  public record Node(String name, String id, String host, int port) {
+    public String address() {
+      return host + ":" + port;
+    }
+  }
+
+  private final List<Node> nodes;
+  private final int partitions;
+  private final int me;
+
+  /** The node index of each slot, worked out once: routing reads it for every keyed command. */
+  private final short[] nodeBySlot = new short[Slots.COUNT];
+
+  /**
+   * @param nodes every node, in the configured order (at most 16384)
+   * @param partitions the topic's partitions, at least one a node, at most 16384
+   * @param me this node's index in {@code nodes}
+   */
+  public ClusterTopology(List<Node> nodes, int partitions, int me) {
+    nodes = List.copyOf(nodes);
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("cluster-nodes names no node");
+    }
+    if (partitions < nodes.size() || partitions > Slots.COUNT) {
+      throw new IllegalArgumentException(
+          "cluster-partitions ("
+              + partitions
+              + ") must be at least the nodes ("
+              + nodes.size()
+              + ") and at most 16384");
+    }
+    if (me < 0 || me >= nodes.size()) {
+      throw new IllegalArgumentException("this node is not in cluster-nodes");
+    }
+    this.nodes = nodes;
+    this.partitions = partitions;
+    this.me = me;
+    for (int i = 0; i < nodes.size(); i++) {
+      int[] range = slotRange(i);
+      for (int slot = range[0]; slot <= range[1]; slot++) {
+        nodeBySlot[slot] = (short) i;
+      }
+    }
+  }
+
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  public int partitions() {
+    return partitions;
+  }
+
+  /** This node's index in {@link #nodes}. */
+  public int me() {
+    return me;
+  }
+
+  /**
+   * The topology from the settings' text: {@code nodes} is {@code name=host:port} words separated
+   * by spaces, {@code self} the name of this node among them.
+   *
+   * @throws IllegalArgumentException with the setting's name when something is wrong
+   */
+  public static ClusterTopology parse(String nodes, String self, int partitions) {
+    List<Node> list = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    Set<String> addresses = new HashSet<>();
+    int me = -1;
+    for (String word : nodes.trim().split("\\s+")) {
+      if (word.isEmpty()) {
+        continue;
+      }
+      int eq = word.indexOf('=');
+      int colon = word.lastIndexOf(':');
+      if (eq <= 0 || colon < eq + 2 || colon == word.length() - 1) {
+        throw new IllegalArgumentException("cluster-nodes: '" + word + "' is not name=host:port");
+      }
+      String name = word.substring(0, eq);
+      String host = word.substring(eq + 1, colon);
+      int port;
+      try {
+        port = Integer.parseInt(word.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        port = -1;
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("cluster-nodes: '" + word + "' has no valid port");
+      }
+      if (!names.add(name) || !addresses.add(host + ":" + port)) {
+        throw new IllegalArgumentException("cluster-nodes: '" + word + "' is named twice");
+      }
+      if (name.equals(self)) {
+        me = list.size();
+      }
+      list.add(new Node(name, idOf(name), host, port));
+    }
+    if (self.isEmpty()) {
+      throw new IllegalArgumentException("cluster-node must name this node");
+    }
+    if (!list.isEmpty() && me < 0) {
+      throw new IllegalArgumentException("cluster-node '" + self + "' is not among cluster-nodes");
+    }
+    return new ClusterTopology(list, partitions, me);
+  }
+
+  static String idOf(String name) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-1").digest(name.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-1", e);
+    }
+  }
+
+  public Node self() {
+    return nodes.get(me);
+  }
+
+  /** The first partition node {@code i} serves; it serves up to the next node's first. */
+  public int firstPartition(int i) {
+    return (int) ((long) i * partitions / nodes.size());
+  }
+
+  /** The node that serves the slot. */
+  public Node nodeOfSlot(int slot) {
+    return nodes.get(nodeBySlot[slot]);
+  }
+
+  /** Whether this node serves the slot. */
+  public boolean servesSlot(int slot) {
+    return nodeBySlot[slot] == me;
+  }
+
+  /** Node i's slots: {first, last}, both included. */
+  public int[] slotRange(int i) {
+    int first = Slots.firstSlot(firstPartition(i), partitions);
+    int end = Slots.firstSlot(firstPartition(i + 1), partitions);
+    return new int[] {first, end - 1};
+  }
+}

@@ -1,0 +1,136 @@
+package io.idem.server.commands.cluster;
+
+import io.idem.server.cluster.ClusterTopology;
+import io.idem.server.cluster.Slots;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.reply.Reply;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * CLUSTER's subcommands and READONLY, READWRITE and ASKING, as Redis Cluster answers them, from the
+ * configured topology: what cluster clients read to route by themselves.
+ */
+final class ClusterHandlers {
+
+  /** Redis's text for a cluster command on a server that is not a cluster node. */
+  static final String DISABLED = "ERR This instance has cluster support disabled";
+
+  private ClusterHandlers() {}
+
+  private static ClusterTopology topology(Call call) {
+    ClusterTopology t = call.server().cluster();
+    if (t == null) {
+      throw new CommandException(DISABLED);
+    }
+    return t;
+  }
+
+  /** CLUSTER INFO: Redis's fields; the state is ok whenever the configuration is. */
+  static Reply info(Call call) {
+    ClusterTopology t = topology(call);
+    String text =
+        "cluster_state:ok\r\n"
+            + "cluster_slots_assigned:16384\r\n"
+            + "cluster_slots_ok:16384\r\n"
+            + "cluster_slots_pfail:0\r\n"
+            + "cluster_slots_fail:0\r\n"
+            + "cluster_known_nodes:"
+            + t.nodes().size()
+            + "\r\n"
+            + "cluster_size:"
+            + t.nodes().size()
+            + "\r\n"
+            + "cluster_current_epoch:1\r\n"
+            + "cluster_my_epoch:1\r\n"
+            + "cluster_stats_messages_sent:0\r\n"
+            + "cluster_stats_messages_received:0\r\n"
+            + "total_cluster_links_buffer_limit_exceeded:0\r\n";
+    return call.session().protocol() == 3 ? new Reply.Verbatim("txt", text) : Reply.bulk(text);
+  }
+
+  /** CLUSTER MYID: this node's 40-hex id. */
+  static Reply myId(Call call) {
+    return Reply.bulk(topology(call).self().id());
+  }
+
+  /** CLUSTER KEYSLOT key. */
+  static Reply keySlot(Call call) {
+    topology(call);
+    return Reply.integer(Slots.of(call.arg(2)));
+  }
+
+  /** CLUSTER SLOTS: one entry a node, its range and its address (no replicas yet). */
+  static Reply slots(Call call) {
+    ClusterTopology t = topology(call);
+    List<Reply> out = new ArrayList<>();
+    for (int i = 0; i < t.nodes().size(); i++) {
+      int[] r = t.slotRange(i);
+      ClusterTopology.Node n = t.nodes().get(i);
+      out.add(
+          Reply.array(
+              Reply.integer(r[0]),
+              Reply.integer(r[1]),
+              Reply.array(Reply.bulk(n.host()), Reply.integer(n.port()), Reply.bulk(n.id()))));
+    }
+    return Reply.array(out);
+  }
+
+  /** CLUSTER SHARDS (Redis 7): a shard a node, its slot range and the node's description. */
+  static Reply shards(Call call) {
+    ClusterTopology t = topology(call);
+    List<Reply> out = new ArrayList<>();
+    for (int i = 0; i < t.nodes().size(); i++) {
+      int[] r = t.slotRange(i);
+      ClusterTopology.Node n = t.nodes().get(i);
+      Reply node =
+          Reply.map(
+              List.of(
+                  Reply.bulk("id"), Reply.bulk(n.id()),
+                  Reply.bulk("port"), Reply.integer(n.port()),
+                  Reply.bulk("ip"), Reply.bulk(n.host()),
+                  Reply.bulk("endpoint"), Reply.bulk(n.host()),
+                  Reply.bulk("role"), Reply.bulk("master"),
+                  Reply.bulk("replication-offset"), Reply.integer(0),
+                  Reply.bulk("health"), Reply.bulk("online")));
+      out.add(
+          Reply.map(
+              List.of(
+                  Reply.bulk("slots"),
+                  Reply.array(Reply.integer(r[0]), Reply.integer(r[1])),
+                  Reply.bulk("nodes"),
+                  Reply.array(node))));
+    }
+    return Reply.array(out);
+  }
+
+  /** CLUSTER NODES: Redis's line a node (id, address, flags, master, times, epoch, link, slots). */
+  static Reply nodes(Call call) {
+    ClusterTopology t = topology(call);
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < t.nodes().size(); i++) {
+      int[] r = t.slotRange(i);
+      ClusterTopology.Node n = t.nodes().get(i);
+      b.append(n.id())
+          .append(' ')
+          .append(n.address())
+          .append('@')
+          .append(n.port() + 10000 > 65535 ? 0 : n.port() + 10000)
+          .append(i == t.me() ? " myself,master" : " master")
+          .append(" - 0 0 1 connected ")
+          .append(r[0])
+          .append('-')
+          .append(r[1])
+          .append('\n');
+    }
+    String text = b.toString();
+    return call.session().protocol() == 3 ? new Reply.Verbatim("txt", text) : Reply.bulk(text);
+  }
+
+  /** READONLY, READWRITE, ASKING: OK in a cluster, where each node serves its own slots. */
+  static Reply ok(Call call) {
+    topology(call);
+    return Reply.OK;
+  }
+}

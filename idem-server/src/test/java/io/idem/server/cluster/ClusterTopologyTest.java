@@ -1,0 +1,64 @@
+package io.idem.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The slot map every node works out from the same settings. */
+class ClusterTopologyTest {
+
+  @Test
+  void nodes_takeContiguousRuns_ofPartitions_andEverySlotHasOneNode() {
+    for (int n = 1; n <= 7; n++) {
+      for (int partitions : new int[] {n, n + 1, 16, 64, 16384}) {
+        if (partitions < n) {
+          continue;
+        }
+        StringBuilder members = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+          members.append("n").append(i).append("=10.0.0.").append(i + 1).append(":6379 ");
+        }
+        ClusterTopology t = ClusterTopology.parse(members.toString(), "n0", partitions);
+        int next = 0;
+        for (int i = 0; i < n; i++) {
+          int[] r = t.slotRange(i);
+          assertThat(r[0]).isEqualTo(next);
+          assertThat(r[1]).isGreaterThanOrEqualTo(r[0]);
+          for (int slot = r[0]; slot <= r[1]; slot++) {
+            assertThat(t.nodeOfSlot(slot)).isEqualTo(t.nodes().get(i));
+            assertThat(t.servesSlot(slot)).isEqualTo(i == 0);
+          }
+          next = r[1] + 1;
+        }
+        assertThat(next).isEqualTo(Slots.COUNT);
+      }
+    }
+  }
+
+  @Test
+  void ids_areFortyHexDigits_theSameForTheSameName() {
+    ClusterTopology a = ClusterTopology.parse("x=h:1 y=h:2", "x", 2);
+    ClusterTopology b = ClusterTopology.parse("x=h:1 y=h:2", "y", 2);
+    assertThat(a.self().id()).matches("[0-9a-f]{40}").isEqualTo(b.nodes().get(0).id());
+    assertThat(a.self().id()).isNotEqualTo(b.self().id());
+  }
+
+  @Test
+  void badSettings_sayWhichAndWhy() {
+    assertThatThrownBy(() -> ClusterTopology.parse("", "a", 4))
+        .hasMessageContaining("cluster-nodes names no node");
+    assertThatThrownBy(() -> ClusterTopology.parse("a=h:1", "", 4))
+        .hasMessageContaining("cluster-node must name this node");
+    assertThatThrownBy(() -> ClusterTopology.parse("a=h:1 a=h:2", "a", 4))
+        .hasMessageContaining("'a=h:2' is named twice");
+    assertThatThrownBy(() -> ClusterTopology.parse("a=h:1 b=h:1", "a", 4))
+        .hasMessageContaining("'b=h:1' is named twice");
+    assertThatThrownBy(() -> ClusterTopology.parse("a=h:70000", "a", 4))
+        .hasMessageContaining("'a=h:70000' has no valid port");
+    assertThatThrownBy(() -> ClusterTopology.parse("a=h:1 b=h:2 c=h:3", "a", 2))
+        .hasMessageContaining("cluster-partitions (2) must be at least the nodes (3)");
+    assertThatThrownBy(() -> ClusterTopology.parse("=h:1", "a", 2))
+        .hasMessageContaining("is not name=host:port");
+  }
+}

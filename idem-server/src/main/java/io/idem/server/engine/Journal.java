@@ -79,6 +79,21 @@ public interface Journal extends AutoCloseable {
   void flushed();
 
   /**
+   * Sets one of the store's own named values (a cluster node's applied Kafka offsets), written with
+   * the rest of the command that sets it: after a crash it is there exactly when the command's
+   * other changes are, which is what lets a node resume after the last record it applied, with
+   * nothing missing and nothing applied twice.
+   */
+  default void putMeta(String name, byte[] value) {
+    throw new UnsupportedOperationException("this journal keeps no named values");
+  }
+
+  /** The named value as last put, or null if it never was. */
+  default byte @Nullable [] meta(String name) {
+    return null;
+  }
+
+  /**
    * Runs {@code action} once every change up to {@code seq} is in the write-ahead log, on the
    * calling thread if that is already so, else on a journal thread.
    */
@@ -96,6 +111,20 @@ public interface Journal extends AutoCloseable {
       private final java.util.concurrent.atomic.AtomicLong seq =
           new java.util.concurrent.atomic.AtomicLong();
       private final MemoryRows rows = new MemoryRows();
+      private final java.util.Map<String, byte[]> meta =
+          new java.util.concurrent.ConcurrentHashMap<>();
+
+      @Override
+      public void putMeta(String name, byte[] value) {
+        meta.put(name, value.clone());
+        seq.incrementAndGet();
+      }
+
+      @Override
+      public byte @Nullable [] meta(String name) {
+        byte[] v = meta.get(name);
+        return v == null ? null : v.clone();
+      }
 
       @Override
       public Rows rows() {

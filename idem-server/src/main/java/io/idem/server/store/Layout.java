@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * default  "format"                      -> u32 format version (1)
  *          "seq"                         -> u64 last sequence number written
+ *          "m:" name                     -> the journal's named values (Journal.putMeta): a
+ *                                           cluster node's applied offsets
  * names    'k' key bytes                 -> u64 value id | i64 expiry millis (Long.MAX_VALUE: none)
  * objects  u64 id                        -> u8 type | u64 snapshot seq | i64 snapshot version
  *                                           (-1: none, build from the recipe) | u32 n | n bytes recipe
@@ -44,6 +46,10 @@ final class Layout {
 
   static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  static byte[] metaKey(String name) {
+    return ("m:" + name).getBytes(StandardCharsets.UTF_8);
   }
 
   static byte[] nameKey(Key key) {

@@ -2,6 +2,7 @@ package io.idem.server.store;
 
 import static io.idem.server.store.Layout.NAME_PREFIX;
 import static io.idem.server.store.Layout.idKey;
+import static io.idem.server.store.Layout.metaKey;
 import static io.idem.server.store.Layout.nameKey;
 import static io.idem.server.store.Layout.nameValue;
 import static io.idem.server.store.Layout.objectValue;
@@ -66,6 +67,10 @@ public final class RocksStore implements Journal {
   private final Committer committer;
   private final RowOverlay rows;
   private final Snapshotter snapshots;
+
+  /** Named values put and maybe not yet written: what {@link #meta} reads first. */
+  private final java.util.Map<String, byte[]> metaSeen =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private RocksStore(StoreDb db, FsyncPolicy policy, StoreFaults faults, long lastSeq) {
     this.db = db;
@@ -268,6 +273,28 @@ public final class RocksStore implements Journal {
         },
         null,
         snapshots::flushNumbered);
+  }
+
+  @Override
+  public void putMeta(String name, byte[] value) {
+    byte[] key = metaKey(name);
+    byte[] copy = value.clone();
+    metaSeen.put(name, copy);
+    committer.append(
+        0, key.length + copy.length + CHANGE_OVERHEAD, (b, seq) -> b.put(db.meta, key, copy));
+  }
+
+  @Override
+  public byte @Nullable [] meta(String name) {
+    byte[] seen = metaSeen.get(name);
+    if (seen != null) {
+      return seen.clone();
+    }
+    try {
+      return db.db.get(db.meta, metaKey(name));
+    } catch (RocksDBException e) {
+      throw new IllegalStateException("cannot read " + name + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -160,6 +160,35 @@ class RocksStoreTest {
   }
 
   @Test
+  void namedValues_areWrittenWithTheirCommand_andReadBackAfterReopen() throws Exception {
+    var o = open();
+    RocksStore store = o.store();
+    assertThat(store.meta("offset/idem/3")).isNull();
+    // As a cluster node applies a record: the command's changes and the offset in one group.
+    store.beginCommand();
+    add(o.engine(), "k", 7);
+    store.putMeta("offset/idem/3", payload(41));
+    store.endCommand();
+    assertThat(store.meta("offset/idem/3")).isEqualTo(payload(41)); // seen before it is written
+    store.putMeta("offset/idem/3", payload(42));
+    store.putMeta("offset/idem/4", payload(9));
+    awaitDurable(store);
+    o.store().close();
+
+    var again = open();
+    assertThat(again.store().meta("offset/idem/3")).isEqualTo(payload(42));
+    assertThat(again.store().meta("offset/idem/4")).isEqualTo(payload(9));
+    assertThat(again.store().meta("offset/other/3")).isNull();
+    assertThat(items(again.engine(), "k")).containsExactly(7L);
+    again.engine().flush(); // FLUSHALL clears the data, not where the log was read up to
+    awaitDurable(again.store());
+    again.store().close();
+    var third = open();
+    assertThat(third.store().meta("offset/idem/3")).isEqualTo(payload(42));
+    third.store().close();
+  }
+
+  @Test
   void rows_readAsSoonAsJournaled_keptAcrossReopen_andDeletedWithTheirValue() throws Exception {
     var o = open();
     long id =

@@ -83,8 +83,23 @@ public final class Engine implements AutoCloseable {
     this.journal = journal;
   }
 
+  /**
+   * The time commands see: the clock's, or the one {@link #at} fixes. Expiry, windows and slices
+   * all read it here.
+   */
   public long now() {
-    return clock.getAsLong();
+    return FIXED_NOW.isBound() ? FIXED_NOW.get() : clock.getAsLong();
+  }
+
+  private static final ScopedValue<Long> FIXED_NOW = ScopedValue.newInstance();
+
+  /**
+   * Runs {@code work} on this thread with {@link #now} fixed at {@code millis}: how a cluster node
+   * applies a record, at the record's timestamp, so that every node applying it computes the same
+   * result whenever it does.
+   */
+  public <T> T at(long millis, java.util.function.Supplier<T> work) {
+    return ScopedValue.where(FIXED_NOW, millis).call(work::get);
   }
 
   // ---- one key
@@ -341,7 +356,7 @@ public final class Engine implements AutoCloseable {
   /** The live entry at k, removing it first if it expired. Caller holds k's lock. */
   private @Nullable Entry live(Key k) {
     Entry e = keys.get(k);
-    if (e != null && e.expireAtMillis() <= clock.getAsLong()) {
+    if (e != null && e.expireAtMillis() <= now()) {
       removeLocked(e);
       expiredKeys.increment();
       return null;
@@ -480,7 +495,7 @@ public final class Engine implements AutoCloseable {
           if (!ok) {
             return false;
           }
-          if (atMillis <= clock.getAsLong()) {
+          if (atMillis <= now()) {
             tx.delete();
             return true;
           }
@@ -524,7 +539,7 @@ public final class Engine implements AutoCloseable {
             return -2L;
           }
           long at = e.expireAtMillis();
-          return at == Entry.PERSISTENT ? -1L : Math.max(0, at - clock.getAsLong());
+          return at == Entry.PERSISTENT ? -1L : Math.max(0, at - now());
         });
   }
 
@@ -546,7 +561,7 @@ public final class Engine implements AutoCloseable {
    * due expiries, never the keyspace. Returns how many it deleted.
    */
   public int expireDue(int limit) {
-    long now = clock.getAsLong();
+    long now = now();
     int n = 0;
     while (n < limit) {
       Expiry x = expiries.isEmpty() ? null : expiries.first();
@@ -594,7 +609,7 @@ public final class Engine implements AutoCloseable {
   public ScanPage scan(long cursor, int count, byte @Nullable [] match, @Nullable String type) {
     NavigableMap<Key, Entry> tail = keys.tailMap(Key.firstWithHash(cursor), true);
     List<byte[]> out = new ArrayList<>();
-    long now = clock.getAsLong();
+    long now = now();
     int visited = 0;
     long lastHash = 0;
     boolean stopped = false;
@@ -625,7 +640,7 @@ public final class Engine implements AutoCloseable {
   /** Every live key matching the pattern (KEYS): O(keys). */
   public List<byte[]> keys(byte[] pattern) {
     List<byte[]> out = new ArrayList<>();
-    long now = clock.getAsLong();
+    long now = now();
     for (Map.Entry<Key, Entry> me : keys.entrySet()) {
       if (me.getValue().expireAtMillis() > now
           && io.idem.server.dispatch.Glob.matches(pattern, me.getKey().bytes())) {

@@ -164,6 +164,13 @@ public final class Config {
             false,
             "the partitions the slots are split into, at least one a node"));
     c.define(
+        str(
+            "cluster-log",
+            "",
+            false,
+            "Kafka bootstrap servers of the cluster's log; empty: each node keeps its slots alone"));
+    c.define(str("cluster-topic", "idem", false, "the Kafka topic of the cluster's log"));
+    c.define(
         choice(
             "bf-layout",
             "classic",

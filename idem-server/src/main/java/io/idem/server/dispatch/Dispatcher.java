@@ -1,5 +1,6 @@
 package io.idem.server.dispatch;
 
+import io.idem.server.cluster.ClusterLog;
 import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.cluster.Slots;
 import io.idem.server.engine.Engine;
@@ -52,6 +53,16 @@ public final class Dispatcher {
     if (spec.name().equals("exec")) {
       return exec(session, cs);
     }
+    ClusterLog clusterLog = server.clusterLog();
+    if (clusterLog != null
+        && !session.isApplier()
+        && spec.has(CommandSpec.Flag.WRITE)
+        && spec.firstKey() > 0) {
+      // A write goes to the log; every node that serves its slot applies it from there, and the
+      // reply is what this node's application computes.
+      cs.calls.increment();
+      return new Reply.Deferred(clusterLog.submit(command, Slots.of(command.arg(spec.firstKey()))));
+    }
     return run(session, spec, command, cs);
   }
 
@@ -72,6 +83,10 @@ public final class Dispatcher {
       if (redirect != null) {
         return redirect;
       }
+    }
+    if (server.clusterLog() != null
+        && (spec.name().equals("multi") || spec.name().equals("exec"))) {
+      return "ERR MULTI is not supported yet on a cluster node with a log (docs/cluster.md)";
     }
     if (spec.has(CommandSpec.Flag.DENYOOM) && server.engine().overMemoryLimit()) {
       return Errors.OOM;

@@ -41,6 +41,11 @@ public interface ServerContext {
     return null;
   }
 
+  /** The Kafka log this cluster node's writes go through, or null when it has none. */
+  default io.idem.server.cluster.@Nullable ClusterLog clusterLog() {
+    return null;
+  }
+
   /** Why the log cannot be written, or null while it can: writes are refused then. */
   default @org.jspecify.annotations.Nullable String journalFailure() {
     return null;

@@ -52,6 +52,23 @@ public final class Session {
     this.closer = closer;
   }
 
+  /**
+   * The session a cluster node applies its log's records under: authenticated, and its writes are
+   * applied here rather than produced to the log again.
+   */
+  public static Session applier(long id) {
+    Session s = detached(id);
+    s.applier = true;
+    return s;
+  }
+
+  private boolean applier;
+
+  /** Whether this session applies a cluster log's records (see {@link #applier(long)}). */
+  public boolean isApplier() {
+    return applier;
+  }
+
   /** A session with no connection behind it, for handler tests. */
   public static Session detached(long id) {
     return new Session(

@@ -49,6 +49,10 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
 
   private ByteBuf out;
   private boolean waiting;
+
+  /** Whether a release is promised for when the deferred reply at the head completes. */
+  private boolean waitingDeferred;
+
   private boolean closeAfterWrite;
 
   /** About the bytes of the held replies (Replies.approximateBytes). */
@@ -156,8 +160,8 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
 
   private void enqueue(Reply reply, long seq) {
     int protocol = session.protocol();
-    if (held.isEmpty() && seq <= journal.durableSeq()) {
-      RespEncoder.write(reply, protocol, out);
+    if (held.isEmpty() && seq <= journal.durableSeq() && isResolved(reply)) {
+      RespEncoder.write(resolved(reply), protocol, out);
     } else {
       // A read's seq is 0, and a reply leaves only after those before it: each holds the largest
       // seq so far, so the last one says what the whole queue waits for.
@@ -301,16 +305,32 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       return;
     }
     long durable = journal.durableSeq();
-    while (!held.isEmpty() && held.peek().seq() <= durable) {
+    while (!held.isEmpty() && held.peek().seq() <= durable && isResolved(held.peek().reply())) {
       Held h = held.poll();
       heldBytes -= h.bytes();
-      RespEncoder.write(h.reply(), h.protocol(), out);
+      RespEncoder.write(resolved(h.reply()), h.protocol(), out);
     }
     if (checkOutputLimit()) {
       return;
     }
     boolean wrote = flushOut();
-    if (!held.isEmpty()) {
+    if (!held.isEmpty()
+        && held.peek().reply() instanceof Reply.Deferred d
+        && !d.future().isDone()) {
+      // The head waits for its record to be applied: release again once it is.
+      if (!waitingDeferred) {
+        waitingDeferred = true;
+        d.future()
+            .whenComplete(
+                (r, e) ->
+                    ctx.executor()
+                        .execute(
+                            () -> {
+                              waitingDeferred = false;
+                              release();
+                            }));
+      }
+    } else if (!held.isEmpty()) {
       if (!waiting) {
         waiting = true;
         long need = held.peekLast().seq();
@@ -335,9 +355,9 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       // The log cannot be written: replies whose changes it holds still go, the others must never
       // be sent as acknowledgements; then the connection closes.
       long durable = journal.durableSeq();
-      while (!held.isEmpty() && held.peek().seq() <= durable) {
+      while (!held.isEmpty() && held.peek().seq() <= durable && isResolved(held.peek().reply())) {
         Held h = held.poll();
-        RespEncoder.write(h.reply(), h.protocol(), out);
+        RespEncoder.write(resolved(h.reply()), h.protocol(), out);
       }
       if (!held.isEmpty()) {
         server.logDropped(
@@ -353,6 +373,25 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       return;
     }
     release();
+  }
+
+  /** Whether the reply can be written now: it is not a deferred one still waiting. */
+  private static boolean isResolved(Reply reply) {
+    return !(reply instanceof Reply.Deferred d) || d.future().isDone();
+  }
+
+  /** The reply to write: a deferred one's result, or the error that ended it. */
+  private static Reply resolved(Reply reply) {
+    if (!(reply instanceof Reply.Deferred d)) {
+      return reply;
+    }
+    try {
+      return d.future().join();
+    } catch (java.util.concurrent.CompletionException
+        | java.util.concurrent.CancellationException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return Reply.err("the write was not applied: " + cause.getMessage());
+    }
   }
 
   /** Writes and flushes the encoded replies; true if there were any. */

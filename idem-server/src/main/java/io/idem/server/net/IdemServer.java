@@ -1,5 +1,6 @@
 package io.idem.server.net;
 
+import io.idem.server.cluster.ClusterLog;
 import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.commands.Commands;
 import io.idem.server.dispatch.CommandRegistry;
@@ -67,6 +68,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
 
   private final Config config;
   private final @Nullable ClusterTopology cluster;
+  private volatile @Nullable ClusterLog clusterLog;
   private final RocksStore store;
   private final Engine engine;
   private final CommandRegistry commands = Commands.registry();
@@ -174,6 +176,21 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     }
     IdemServer server = new IdemServer(config, opened, cluster);
     try {
+      if (cluster != null && !config.get("cluster-log").isBlank()) {
+        try {
+          Session applier = Session.applier(0);
+          server.clusterLog =
+              new ClusterLog(
+                  cluster,
+                  config.get("cluster-log"),
+                  config.get("cluster-topic"),
+                  server.engine,
+                  server.store,
+                  command -> server.dispatcher.dispatch(applier, command));
+        } catch (RuntimeException e) {
+          throw new StartException("cluster-log: " + e.getMessage(), e);
+        }
+      }
       server.bind();
       int metricsPort = config.getInt("metrics-port");
       if (metricsPort > 0) {
@@ -458,6 +475,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   }
 
   @Override
+  public @Nullable ClusterLog clusterLog() {
+    return clusterLog;
+  }
+
+  @Override
   public Engine engine() {
     return engine;
   }
@@ -630,6 +652,10 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     }
     workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    ClusterLog l = clusterLog;
+    if (l != null) {
+      l.close(); // the tailer stops before the store it writes to
+    }
     cron.shutdownNow();
     background.shutdown(); // a round under way finishes: it may be writing to the store
     snapshotter.shutdown();

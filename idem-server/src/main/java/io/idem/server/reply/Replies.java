@@ -28,6 +28,7 @@ public final class Replies {
       case Reply.NullArray n -> 5;
       case Reply.Bool x -> 4;
       case Reply.None x -> 0;
+      case Reply.Deferred x -> 64;
     };
   }
 
@@ -87,6 +88,7 @@ public final class Replies {
       case Reply.Bool bool -> b.append('(').append(bool.value()).append(')');
       case Reply.Verbatim v -> b.append('"').append(v.text()).append('"');
       case Reply.None n -> b.append("(no reply)");
+      case Reply.Deferred d -> show(d.future().join(), b);
     }
   }
 

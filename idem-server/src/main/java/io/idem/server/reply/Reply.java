@@ -96,6 +96,13 @@ public sealed interface Reply {
    */
   record None() implements Reply {}
 
+  /**
+   * A reply that is not known yet: a cluster node's write, answered once its record is applied.
+   * Only valid at the top level; the connection holds it, and the replies after it, until the
+   * future completes, then writes what it completed with.
+   */
+  record Deferred(java.util.concurrent.CompletableFuture<Reply> future) implements Reply {}
+
   Simple OK = new Simple("OK");
   None NONE = new None();
   Null NULL = new Null();

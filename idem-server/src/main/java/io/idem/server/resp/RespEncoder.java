@@ -88,6 +88,8 @@ public final class RespEncoder {
       case Reply.None n -> {
         // nothing goes on the wire
       }
+      case Reply.Deferred d ->
+          throw new IllegalStateException("a deferred reply is written once it is resolved");
     }
   }
 

@@ -14,7 +14,7 @@ import org.apache.kafka.common.test.TestKitNodes;
  * what the cluster tests write to. Internal topics take one replica, which is all one broker has;
  * without that, consumer groups and transactions never become ready.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
   private final KafkaClusterTestKit kit;
 
@@ -23,7 +23,7 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   /** Formats a log directory under {@code dir} and starts the node; returns once it serves. */
-  static KafkaBroker start(Path dir) throws Exception {
+  public static KafkaBroker start(Path dir) throws Exception {
     TestKitNodes nodes =
         new TestKitNodes.Builder()
             .setCombined(true)
@@ -49,12 +49,12 @@ final class KafkaBroker implements AutoCloseable {
     return new KafkaBroker(kit);
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return kit.bootstrapServers();
   }
 
   /** Creates a topic of {@code partitions} partitions, one replica each. */
-  void createTopic(String name, int partitions) throws Exception {
+  public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
       admin
           .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))

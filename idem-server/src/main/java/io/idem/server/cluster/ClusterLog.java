@@ -1,0 +1,261 @@
+package io.idem.server.cluster;
+
+import io.idem.server.dispatch.Command;
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Journal;
+import io.idem.server.reply.Reply;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A cluster node's log: Kafka is the source of truth for the node's partitions. A write becomes a
+ * {@link CommandRecord} produced to its slot's partition (idempotent producer, acks=all); the
+ * tailer applies the partitions' records in order, each at its record's timestamp, and stores the
+ * next offset in the same journal command as the changes, so a restart resumes after the last
+ * record applied, with nothing missing and nothing applied twice. The reply to the client that sent
+ * the write is what applying its record computed.
+ */
+public final class ClusterLog implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(ClusterLog.class);
+
+  private final ClusterTopology topology;
+  private final String topic;
+  private final Engine engine;
+  private final Journal journal;
+  private final Function<Command, Reply> applier;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
+  private final AtomicLong requests = new AtomicLong();
+  private final AtomicLong applied = new AtomicLong();
+  private final AtomicLong badRecords = new AtomicLong();
+  private final Thread tailer;
+  private volatile boolean closing;
+
+  /**
+   * Connects to the brokers, makes sure the topic has the cluster's partitions (creating it if it
+   * is missing), and starts tailing this node's partitions from the stored offsets.
+   *
+   * @param applier runs one command of a record on this node, as a client's would be run
+   * @throws IllegalStateException if the topic exists with another partition count, or the brokers
+   *     cannot be reached
+   */
+  public ClusterLog(
+      ClusterTopology topology,
+      String bootstrap,
+      String topic,
+      Engine engine,
+      Journal journal,
+      Function<Command, Reply> applier) {
+    this.topology = topology;
+    this.topic = topic;
+    this.engine = engine;
+    this.journal = journal;
+    this.applier = applier;
+    ensureTopic(bootstrap);
+    producer =
+        new KafkaProducer<>(
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "enable.idempotence",
+                "true",
+                "acks",
+                "all",
+                "linger.ms",
+                "1",
+                "client.id",
+                "idem-" + topology.self().name(),
+                "key.serializer",
+                ByteArraySerializer.class.getName(),
+                "value.serializer",
+                ByteArraySerializer.class.getName()));
+    consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                bootstrap,
+                "enable.auto.commit",
+                "false",
+                "auto.offset.reset",
+                "earliest",
+                "client.id",
+                "idem-tailer-" + topology.self().name(),
+                "key.deserializer",
+                ByteArrayDeserializer.class.getName(),
+                "value.deserializer",
+                ByteArrayDeserializer.class.getName()));
+    List<TopicPartition> mine = new ArrayList<>();
+    int first = topology.firstPartition(topology.me());
+    int end = topology.firstPartition(topology.me() + 1);
+    for (int p = first; p < end; p++) {
+      mine.add(new TopicPartition(topic, p));
+    }
+    consumer.assign(mine);
+    for (TopicPartition tp : mine) {
+      byte[] next = journal.meta(offsetName(tp.partition()));
+      if (next == null) {
+        consumer.seekToBeginning(List.of(tp));
+      } else {
+        consumer.seek(tp, ByteBuffer.wrap(next).getLong());
+      }
+    }
+    tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
+  }
+
+  private void ensureTopic(String bootstrap) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      if (!names.contains(topic)) {
+        admin
+            .createTopics(
+                List.of(new NewTopic(topic, Optional.of(topology.partitions()), Optional.empty())))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+        return;
+      }
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      if (d.partitions().size() != topology.partitions()) {
+        throw new IllegalStateException(
+            "topic "
+                + topic
+                + " has "
+                + d.partitions().size()
+                + " partitions, and cluster-partitions says "
+                + topology.partitions());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reaching Kafka at " + bootstrap, e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot reach Kafka at " + bootstrap + " for topic " + topic + ": " + e.getMessage(), e);
+    }
+  }
+
+  String offsetName(int partition) {
+    return "offset/" + topic + "/" + partition;
+  }
+
+  /**
+   * Produces the write to its slot's partition; the future completes with the reply applying its
+   * record computes, or exceptionally if Kafka did not take it.
+   */
+  public CompletableFuture<Reply> submit(Command command, int slot) {
+    long request = requests.incrementAndGet();
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    pending.put(request, reply);
+    List<byte[]> args = new ArrayList<>(command.size());
+    for (int i = 0; i < command.size(); i++) {
+      args.add(command.arg(i));
+    }
+    byte[] value = new CommandRecord(topology.me(), request, args).encode();
+    int partition = Slots.partition(slot, topology.partitions());
+    producer.send(
+        new ProducerRecord<>(topic, partition, command.size() > 1 ? command.arg(1) : null, value),
+        (meta, e) -> {
+          if (e != null) {
+            CompletableFuture<Reply> f = pending.remove(request);
+            if (f != null) {
+              f.completeExceptionally(e);
+            }
+          }
+        });
+    return reply;
+  }
+
+  private void tail() {
+    try {
+      while (!closing) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+          apply(r);
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } catch (RuntimeException | Error e) {
+      log.error("the tailer stopped: this node applies no more records until it restarts", e);
+    }
+  }
+
+  /** Applies one record and stores the offset after it, in one journal command. */
+  private void apply(ConsumerRecord<byte[], byte[]> r) {
+    CommandRecord rec = null;
+    try {
+      rec = CommandRecord.decode(r.value() == null ? new byte[0] : r.value());
+    } catch (CommandRecord.BadRecordException e) {
+      badRecords.incrementAndGet();
+      log.warn(
+          "skipped record {} of {}-{}: {}", r.offset(), r.topic(), r.partition(), e.getMessage());
+    }
+    Reply reply = null;
+    journal.beginCommand();
+    try {
+      if (rec != null) {
+        Command command = new Command(rec.args().toArray(byte[][]::new));
+        reply = engine.at(r.timestamp(), () -> applier.apply(command));
+      }
+      journal.putMeta(
+          offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());
+    } finally {
+      journal.endCommand();
+    }
+    applied.incrementAndGet();
+    if (rec != null && rec.origin() == topology.me()) {
+      CompletableFuture<Reply> f = pending.remove(rec.request());
+      if (f != null) {
+        f.complete(reply);
+      }
+    }
+  }
+
+  /** Records applied since start, and those skipped as unreadable (INFO). */
+  public long appliedRecords() {
+    return applied.get();
+  }
+
+  public long badRecords() {
+    return badRecords.get();
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    consumer.wakeup();
+    try {
+      tailer.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    producer.close(Duration.ofSeconds(5));
+    consumer.close(Duration.ofSeconds(5));
+    for (CompletableFuture<Reply> f : pending.values()) {
+      f.completeExceptionally(new IllegalStateException("the node is stopping"));
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.idem.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.cluster.CommandRecord;
+import io.idem.server.cluster.KafkaBroker;
+import io.idem.server.cluster.Slots;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster node with a Kafka log, against a real broker: its writes go through the log and are
+ * answered with what applying them computed, records from a producer that is not Idem apply too, an
+ * unreadable record changes nothing, and after a restart nothing is applied twice.
+ */
+class ClusterLogTest {
+
+  @TempDir Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private ServerHarness node(KafkaBroker broker, int port) throws Exception {
+    return new ServerHarness(
+        dir.resolve("node"),
+        "port",
+        Integer.toString(port),
+        "cluster-enabled",
+        "yes",
+        "cluster-node",
+        "a",
+        "cluster-nodes",
+        "a=127.0.0.1:" + port,
+        "cluster-partitions",
+        "4",
+        "cluster-log",
+        broker.bootstrapServers(),
+        "cluster-topic",
+        "idem");
+  }
+
+  /** DEDUP.CLAIM's reply as "answer owner". */
+  private static String claim(Object reply) {
+    List<?> r = (List<?>) reply;
+    return r.get(0) + " " + new String((byte[]) r.get(1), StandardCharsets.UTF_8);
+  }
+
+  /** Waits until the command's reply is the expected one (a record applies a little later). */
+  private static void eventually(RespClient c, Object expected, String... command)
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    Object got = null;
+    while (System.nanoTime() < deadline) {
+      got = c.call(command);
+      if (expected.equals(got)) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    assertThat(got).isEqualTo(expected);
+  }
+
+  @Test
+  void writesGoThroughTheLog_outsideRecordsApply_andARestartAppliesNothingTwice() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int port = freePort();
+      Map<String, Object> producerConfig =
+          Map.of(
+              "bootstrap.servers", broker.bootstrapServers(),
+              "enable.idempotence", "true",
+              "acks", "all",
+              "key.serializer", ByteArraySerializer.class.getName(),
+              "value.serializer", ByteArraySerializer.class.getName());
+      try (ServerHarness node = node(broker, port);
+          RespClient c = new RespClient(port)) {
+        assertThat(c.call("BF.ADD", "seen", "a")).isEqualTo(1L);
+        assertThat(c.call("BF.ADD", "seen", "a")).isEqualTo(0L); // computed by the application
+        assertThat(c.call("BF.EXISTS", "seen", "a")).isEqualTo(1L); // read your write
+        assertThat(c.call("DEDUP.RESERVE", "d", "60")).isEqualTo("OK");
+        assertThat(claim(c.call("DEDUP.CLAIM", "d", "id-1", "w1"))).isEqualTo("new w1");
+
+        // The log holds the writes, as version-1 command records from node 0.
+        List<String> names = new ArrayList<>();
+        int partition = Slots.partition(Slots.of(b("seen")), 4);
+        try (KafkaConsumer<byte[], byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers", broker.bootstrapServers(),
+                    "key.deserializer", ByteArrayDeserializer.class.getName(),
+                    "value.deserializer", ByteArrayDeserializer.class.getName(),
+                    "auto.offset.reset", "earliest"))) {
+          consumer.assign(List.of(new TopicPartition("idem", partition)));
+          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          while (names.size() < 2 && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+              CommandRecord rec = CommandRecord.decode(r.value());
+              assertThat(rec.origin()).isEqualTo(0);
+              names.add(new String(rec.args().get(0), StandardCharsets.UTF_8));
+            }
+          }
+        }
+        assertThat(names).containsExactly("BF.ADD", "BF.ADD");
+
+        // A producer that is not Idem writes a command, and some garbage, to the key's partition.
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {
+          int p = Slots.partition(Slots.of(b("loaded")), 4);
+          producer.send(new ProducerRecord<>("idem", p, b("loaded"), b("not a record"))).get();
+          byte[] value = CommandRecord.outside(List.of(b("BF.ADD"), b("loaded"), b("x"))).encode();
+          producer.send(new ProducerRecord<>("idem", p, b("loaded"), value)).get();
+        }
+        eventually(c, 1L, "BF.EXISTS", "loaded", "x");
+      }
+
+      // Restarted on the same data: it resumes after the last record applied.
+      try (ServerHarness node = node(broker, port);
+          RespClient c = new RespClient(port)) {
+        assertThat(c.call("BF.CARD", "seen")).isEqualTo(1L);
+        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(1L);
+        assertThat(claim(c.call("DEDUP.CLAIM", "d", "id-1", "w2"))).isEqualTo("duplicate w1");
+        assertThat(c.call("BF.ADD", "seen", "b")).isEqualTo(1L);
+        assertThat(c.call("BF.CARD", "seen")).isEqualTo(2L);
+      }
+    }
+  }
+}

@@ -59,8 +59,7 @@ public final class Dispatcher {
         && spec.has(CommandSpec.Flag.WRITE)
         && spec.firstKey() > 0) {
       // A write goes to the log; every node that serves its slot applies it from there, and the
-      // reply is what this node's application computes.
-      cs.calls.increment();
+      // reply is what this node's application computes (which counts the call).
       return new Reply.Deferred(clusterLog.submit(command, Slots.of(command.arg(spec.firstKey()))));
     }
     return run(session, spec, command, cs);

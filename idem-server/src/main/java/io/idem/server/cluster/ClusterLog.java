@@ -110,10 +110,10 @@ public final class ClusterLog implements AutoCloseable {
                 "value.deserializer",
                 ByteArrayDeserializer.class.getName()));
     List<TopicPartition> mine = new ArrayList<>();
-    int first = topology.firstPartition(topology.me());
-    int end = topology.firstPartition(topology.me() + 1);
-    for (int p = first; p < end; p++) {
-      mine.add(new TopicPartition(topic, p));
+    for (int p = 0; p < topology.partitions(); p++) {
+      if (topology.servesPartition(p)) {
+        mine.add(new TopicPartition(topic, p)); // as the primary or as a replica: the same records
+      }
     }
     consumer.assign(mine);
     for (TopicPartition tp : mine) {

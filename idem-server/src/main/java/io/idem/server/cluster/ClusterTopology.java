@@ -30,17 +30,28 @@ public final class ClusterTopology {
 
   private final List<Node> nodes;
   private final int partitions;
+  private final int replicas;
   private final int me;
+
+  /** Whether this node serves each slot, as the primary or as a replica. */
+  private final boolean[] mineBySlot = new boolean[Slots.COUNT];
 
   /** The node index of each slot, worked out once: routing reads it for every keyed command. */
   private final short[] nodeBySlot = new short[Slots.COUNT];
 
+  /** One node a partition: as {@link #ClusterTopology(List, int, int, int)} with one replica. */
+  public ClusterTopology(List<Node> nodes, int partitions, int me) {
+    this(nodes, partitions, 1, me);
+  }
+
   /**
    * @param nodes every node, in the configured order (at most 16384)
    * @param partitions the topic's partitions, at least one a node, at most 16384
+   * @param replicas the nodes that serve each partition, 1 to the nodes: its primary and the nodes
+   *     after it in order, wrapping around
    * @param me this node's index in {@code nodes}
    */
-  public ClusterTopology(List<Node> nodes, int partitions, int me) {
+  public ClusterTopology(List<Node> nodes, int partitions, int replicas, int me) {
     nodes = List.copyOf(nodes);
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("cluster-nodes names no node");
@@ -56,15 +67,46 @@ public final class ClusterTopology {
     if (me < 0 || me >= nodes.size()) {
       throw new IllegalArgumentException("this node is not in cluster-nodes");
     }
+    if (replicas < 1 || replicas > nodes.size()) {
+      throw new IllegalArgumentException(
+          "cluster-replicas (" + replicas + ") must be from 1 to the nodes (" + nodes.size() + ")");
+    }
     this.nodes = nodes;
     this.partitions = partitions;
+    this.replicas = replicas;
     this.me = me;
     for (int i = 0; i < nodes.size(); i++) {
       int[] range = slotRange(i);
+      boolean mine = serves(i, me);
       for (int slot = range[0]; slot <= range[1]; slot++) {
         nodeBySlot[slot] = (short) i;
+        mineBySlot[slot] = mine;
       }
     }
+  }
+
+  /** Whether node {@code j} serves the slots whose primary is node {@code i}. */
+  private boolean serves(int i, int j) {
+    return Math.floorMod(j - i, nodes.size()) < replicas;
+  }
+
+  /** The nodes that serve each partition. */
+  public int replicas() {
+    return replicas;
+  }
+
+  /** The nodes that serve node {@code i}'s slots: it first, then its replicas in order. */
+  public List<Node> servers(int i) {
+    List<Node> out = new ArrayList<>(replicas);
+    for (int k = 0; k < replicas; k++) {
+      out.add(nodes.get((i + k) % nodes.size()));
+    }
+    return out;
+  }
+
+  /** Whether this node serves the partition, as its primary or as a replica. */
+  public boolean servesPartition(int partition) {
+    return mineBySlot[Slots.firstSlot(partition, partitions)];
   }
 
   public List<Node> nodes() {
@@ -87,6 +129,11 @@ public final class ClusterTopology {
    * @throws IllegalArgumentException with the setting's name when something is wrong
    */
   public static ClusterTopology parse(String nodes, String self, int partitions) {
+    return parse(nodes, self, partitions, 1);
+  }
+
+  /** As {@link #parse(String, String, int)}, with {@code replicas} nodes serving each slot. */
+  public static ClusterTopology parse(String nodes, String self, int partitions, int replicas) {
     List<Node> list = new ArrayList<>();
     Set<String> names = new HashSet<>();
     Set<String> addresses = new HashSet<>();
@@ -125,7 +172,7 @@ public final class ClusterTopology {
     if (!list.isEmpty() && me < 0) {
       throw new IllegalArgumentException("cluster-node '" + self + "' is not among cluster-nodes");
     }
-    return new ClusterTopology(list, partitions, me);
+    return new ClusterTopology(list, partitions, replicas, me);
   }
 
   static String idOf(String name) {
@@ -147,14 +194,14 @@ public final class ClusterTopology {
     return (int) ((long) i * partitions / nodes.size());
   }
 
-  /** The node that serves the slot. */
+  /** The slot's primary: the node MOVED sends a client to. */
   public Node nodeOfSlot(int slot) {
     return nodes.get(nodeBySlot[slot]);
   }
 
-  /** Whether this node serves the slot. */
+  /** Whether this node serves the slot, as its primary or as a replica. */
   public boolean servesSlot(int slot) {
-    return nodeBySlot[slot] == me;
+    return mineBySlot[slot];
   }
 
   /** Node i's slots: {first, last}, both included. */

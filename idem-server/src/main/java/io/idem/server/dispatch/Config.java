@@ -171,6 +171,14 @@ public final class Config {
             "Kafka bootstrap servers of the cluster's log; empty: each node keeps its slots alone"));
     c.define(str("cluster-topic", "idem", false, "the Kafka topic of the cluster's log"));
     c.define(
+        integer(
+            "cluster-replicas",
+            1,
+            1,
+            16384,
+            false,
+            "the nodes that serve each slot and apply its records (with cluster-log)"));
+    c.define(
         choice(
             "bf-layout",
             "classic",

@@ -464,7 +464,8 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     return ClusterTopology.parse(
         config.get("cluster-nodes"),
         config.get("cluster-node"),
-        config.getInt("cluster-partitions"));
+        config.getInt("cluster-partitions"),
+        config.getInt("cluster-replicas"));
   }
 
   // ---- ServerContext

@@ -61,4 +61,26 @@ class ClusterTopologyTest {
     assertThatThrownBy(() -> ClusterTopology.parse("=h:1", "a", 2))
         .hasMessageContaining("is not name=host:port");
   }
+
+  @Test
+  void replicas_areTheNodesAfterThePrimary_wrappingAround() {
+    String members = "a=h:1 b=h:2 c=h:3";
+    ClusterTopology c = ClusterTopology.parse(members, "c", 6, 2);
+    assertThat(c.servers(0)).extracting(ClusterTopology.Node::name).containsExactly("a", "b");
+    assertThat(c.servers(2)).extracting(ClusterTopology.Node::name).containsExactly("c", "a");
+    // c is the primary of the last third and a replica of the second; not of the first.
+    assertThat(c.servesSlot(0)).isFalse();
+    assertThat(c.servesSlot(c.slotRange(1)[0])).isTrue();
+    assertThat(c.servesSlot(16383)).isTrue();
+    assertThat(c.servesPartition(0)).isFalse();
+    assertThat(c.servesPartition(2)).isTrue();
+    assertThat(c.servesPartition(5)).isTrue();
+    assertThat(c.nodeOfSlot(c.slotRange(1)[0]).name()).isEqualTo("b"); // MOVED names the primary
+    ClusterTopology all = ClusterTopology.parse(members, "b", 6, 3);
+    for (int slot = 0; slot < Slots.COUNT; slot += 97) {
+      assertThat(all.servesSlot(slot)).isTrue();
+    }
+    assertThatThrownBy(() -> ClusterTopology.parse(members, "a", 6, 4))
+        .hasMessageContaining("cluster-replicas (4) must be from 1 to the nodes (3)");
+  }
 }

@@ -144,4 +144,70 @@ class ClusterLogTest {
       }
     }
   }
+
+  private ServerHarness replica(KafkaBroker broker, String name, int[] ports) throws Exception {
+    int port = ports[name.equals("a") ? 0 : 1];
+    return new ServerHarness(
+        dir.resolve("replica-" + name),
+        "port",
+        Integer.toString(port),
+        "cluster-enabled",
+        "yes",
+        "cluster-node",
+        name,
+        "cluster-nodes",
+        "a=127.0.0.1:" + ports[0] + " b=127.0.0.1:" + ports[1],
+        "cluster-partitions",
+        "4",
+        "cluster-replicas",
+        "2",
+        "cluster-log",
+        broker.bootstrapServers(),
+        "cluster-topic",
+        "replicated");
+  }
+
+  @Test
+  void twoReplicas_applyTheSameRecords_andAStoppedOneCatchesUp() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      ServerHarness b = null;
+      try (ServerHarness a = replica(broker, "a", ports);
+          RespClient ca = new RespClient(ports[0])) {
+        b = replica(broker, "b", ports);
+        try (RespClient cb = new RespClient(ports[1])) {
+          List<?> slots = (List<?>) ca.call("CLUSTER", "SLOTS");
+          assertThat((List<?>) slots.get(0)).hasSize(4); // a range, its primary and its replica
+          // Node a takes writes for every slot: it serves them all, as primary or replica.
+          for (int i = 0; i < 50; i++) {
+            assertThat(ca.call("BF.ADD", "k-" + i, "x")).isEqualTo(1L);
+          }
+          for (int i = 0; i < 50; i++) {
+            eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
+          }
+          assertThat(cb.call("BF.ADD", "k-0", "x")).isEqualTo(0L); // b's answer, from b's state
+        }
+        b.close();
+        b = null;
+        // With b stopped, a still takes every write; none is lost.
+        for (int i = 50; i < 100; i++) {
+          assertThat(ca.call("BF.ADD", "k-" + i, "x")).isEqualTo(1L);
+        }
+        b = replica(broker, "b", ports);
+        try (RespClient cb = new RespClient(ports[1])) {
+          for (int i = 0; i < 100; i++) {
+            eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
+          }
+          assertThat(cb.call("DBSIZE")).isEqualTo(ca.call("DBSIZE"));
+          for (int i = 0; i < 100; i += 7) {
+            assertThat(cb.call("BF.CARD", "k-" + i)).isEqualTo(1L); // nothing applied twice
+          }
+        }
+      } finally {
+        if (b != null) {
+          b.close();
+        }
+      }
+    }
+  }
 }

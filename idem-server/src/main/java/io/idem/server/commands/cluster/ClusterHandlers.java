@@ -61,46 +61,49 @@ final class ClusterHandlers {
     return Reply.integer(Slots.of(call.arg(2)));
   }
 
-  /** CLUSTER SLOTS: one entry a node, its range and its address (no replicas yet). */
+  /** CLUSTER SLOTS: one entry a range, its primary's address, then its replicas'. */
   static Reply slots(Call call) {
     ClusterTopology t = topology(call);
     List<Reply> out = new ArrayList<>();
     for (int i = 0; i < t.nodes().size(); i++) {
       int[] r = t.slotRange(i);
-      ClusterTopology.Node n = t.nodes().get(i);
-      out.add(
-          Reply.array(
-              Reply.integer(r[0]),
-              Reply.integer(r[1]),
-              Reply.array(Reply.bulk(n.host()), Reply.integer(n.port()), Reply.bulk(n.id()))));
+      List<Reply> entry = new ArrayList<>(List.of(Reply.integer(r[0]), Reply.integer(r[1])));
+      for (ClusterTopology.Node s : t.servers(i)) {
+        entry.add(Reply.array(Reply.bulk(s.host()), Reply.integer(s.port()), Reply.bulk(s.id())));
+      }
+      out.add(Reply.array(entry));
     }
     return Reply.array(out);
   }
 
-  /** CLUSTER SHARDS (Redis 7): a shard a node, its slot range and the node's description. */
+  /** CLUSTER SHARDS (Redis 7): a shard a range, with its primary and its replicas. */
   static Reply shards(Call call) {
     ClusterTopology t = topology(call);
     List<Reply> out = new ArrayList<>();
     for (int i = 0; i < t.nodes().size(); i++) {
       int[] r = t.slotRange(i);
-      ClusterTopology.Node n = t.nodes().get(i);
-      Reply node =
-          Reply.map(
-              List.of(
-                  Reply.bulk("id"), Reply.bulk(n.id()),
-                  Reply.bulk("port"), Reply.integer(n.port()),
-                  Reply.bulk("ip"), Reply.bulk(n.host()),
-                  Reply.bulk("endpoint"), Reply.bulk(n.host()),
-                  Reply.bulk("role"), Reply.bulk("master"),
-                  Reply.bulk("replication-offset"), Reply.integer(0),
-                  Reply.bulk("health"), Reply.bulk("online")));
+      List<Reply> nodes = new ArrayList<>();
+      boolean primary = true;
+      for (ClusterTopology.Node n : t.servers(i)) {
+        nodes.add(
+            Reply.map(
+                List.of(
+                    Reply.bulk("id"), Reply.bulk(n.id()),
+                    Reply.bulk("port"), Reply.integer(n.port()),
+                    Reply.bulk("ip"), Reply.bulk(n.host()),
+                    Reply.bulk("endpoint"), Reply.bulk(n.host()),
+                    Reply.bulk("role"), Reply.bulk(primary ? "master" : "replica"),
+                    Reply.bulk("replication-offset"), Reply.integer(0),
+                    Reply.bulk("health"), Reply.bulk("online"))));
+        primary = false;
+      }
       out.add(
           Reply.map(
               List.of(
                   Reply.bulk("slots"),
                   Reply.array(Reply.integer(r[0]), Reply.integer(r[1])),
                   Reply.bulk("nodes"),
-                  Reply.array(node))));
+                  Reply.array(nodes))));
     }
     return Reply.array(out);
   }

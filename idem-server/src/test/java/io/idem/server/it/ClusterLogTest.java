@@ -61,6 +61,17 @@ class ClusterLogTest {
         "idem");
   }
 
+  /** A reply as text: bulk strings decoded, lists in brackets. */
+  private static String render(Object reply) {
+    if (reply instanceof byte[] bytes) {
+      return new String(bytes, StandardCharsets.UTF_8);
+    }
+    if (reply instanceof List<?> list) {
+      return list.stream().map(ClusterLogTest::render).toList().toString();
+    }
+    return String.valueOf(reply);
+  }
+
   /** DEDUP.CLAIM's reply as "answer owner". */
   private static String claim(Object reply) {
     List<?> r = (List<?>) reply;
@@ -186,6 +197,22 @@ class ClusterLogTest {
             eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
           }
           assertThat(cb.call("BF.ADD", "k-0", "x")).isEqualTo(0L); // b's answer, from b's state
+          // TOPK's coin flips come from the record, not from each node: the sketches stay equal.
+          // Three buckets, three heavy items among many light ones: the counts the coin flips
+          // leave differ from one seed to another (seen with a seed drawn on each node).
+          assertThat(ca.call("TOPK.RESERVE", "{t}top", "5", "3", "1", "0.9")).isEqualTo("OK");
+          for (int i = 0; i < 600; i++) {
+            ca.call("TOPK.ADD", "{t}top", i % 2 == 0 ? "heavy-" + (i % 6) : "light-" + i);
+          }
+          String onA = render(ca.call("TOPK.LIST", "{t}top", "WITHCOUNT"));
+          assertThat(onA).contains("heavy-");
+          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          String onB = "";
+          while (!onB.equals(onA) && System.nanoTime() < deadline) {
+            onB = render(cb.call("TOPK.LIST", "{t}top", "WITHCOUNT"));
+            Thread.sleep(50);
+          }
+          assertThat(onB).isEqualTo(onA);
         }
         b.close();
         b = null;

@@ -1,5 +1,6 @@
 package io.idem.server.commands.topk;
 
+import io.idem.core.hash.Hash128;
 import io.idem.core.sketch.TopK;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
@@ -46,7 +47,7 @@ public final class TopkReserveCommand implements Handler {
                   || !call.engine().memoryFits(TopK.bytesFor(k, width, depth))) {
                 throw new CommandException(Topk.NO_MEMORY);
               }
-              long seed = ThreadLocalRandom.current().nextLong();
+              long seed = seed(call);
               TopK sketch;
               try {
                 sketch = TopK.create(k, width, depth, decay, seed);
@@ -65,5 +66,18 @@ public final class TopkReserveCommand implements Handler {
       throw new CommandException(error);
     }
     return v;
+  }
+
+  /**
+   * The coin flips' seed. A cluster node applying a record draws it from the key and the record's
+   * time, so that every replica that applies the record makes the same sketch; alone, at random.
+   */
+  static long seed(Call call) {
+    if (!call.session().isApplier()) {
+      return ThreadLocalRandom.current().nextLong();
+    }
+    Hash128 h = new Hash128();
+    h.hash(call.arg(1));
+    return h.h1() ^ Long.rotateLeft(h.h2(), 17) ^ call.engine().now() * 0x9E3779B97F4A7C15L;
   }
 }

@@ -51,8 +51,6 @@ public final class ClusterLog implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
   private final AtomicLong requests = new AtomicLong();
-  private final AtomicLong applied = new AtomicLong();
-  private final AtomicLong badRecords = new AtomicLong();
   private final Thread tailer;
   private volatile boolean closing;
 
@@ -209,7 +207,6 @@ public final class ClusterLog implements AutoCloseable {
     try {
       rec = CommandRecord.decode(r.value() == null ? new byte[0] : r.value());
     } catch (CommandRecord.BadRecordException e) {
-      badRecords.incrementAndGet();
       log.warn(
           "skipped record {} of {}-{}: {}", r.offset(), r.topic(), r.partition(), e.getMessage());
     }
@@ -225,22 +222,12 @@ public final class ClusterLog implements AutoCloseable {
     } finally {
       journal.endCommand();
     }
-    applied.incrementAndGet();
     if (rec != null && rec.origin() == topology.me()) {
       CompletableFuture<Reply> f = pending.remove(rec.request());
       if (f != null) {
         f.complete(reply);
       }
     }
-  }
-
-  /** Records applied since start, and those skipped as unreadable (INFO). */
-  public long appliedRecords() {
-    return applied.get();
-  }
-
-  public long badRecords() {
-    return badRecords.get();
   }
 
   @Override

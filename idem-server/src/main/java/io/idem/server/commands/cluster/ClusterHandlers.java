@@ -47,7 +47,7 @@ final class ClusterHandlers {
             + "cluster_stats_messages_sent:0\r\n"
             + "cluster_stats_messages_received:0\r\n"
             + "total_cluster_links_buffer_limit_exceeded:0\r\n";
-    return call.session().protocol() == 3 ? new Reply.Verbatim("txt", text) : Reply.bulk(text);
+    return new Reply.Verbatim("txt", text); // a bulk string under RESP2
   }
 
   /** CLUSTER MYID: this node's 40-hex id. */
@@ -128,7 +128,7 @@ final class ClusterHandlers {
           .append('\n');
     }
     String text = b.toString();
-    return call.session().protocol() == 3 ? new Reply.Verbatim("txt", text) : Reply.bulk(text);
+    return new Reply.Verbatim("txt", text); // a bulk string under RESP2
   }
 
   /** READONLY, READWRITE, ASKING: OK in a cluster, where each node serves its own slots. */

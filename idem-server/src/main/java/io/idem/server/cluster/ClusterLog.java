@@ -7,6 +7,7 @@ import io.idem.server.reply.Reply;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,6 +53,13 @@ public final class ClusterLog implements AutoCloseable {
   private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
   private final AtomicLong requests = new AtomicLong();
   private final Thread tailer;
+  private final String bootstrap;
+  private final long nodeTimeoutMillis;
+
+  /** Each served partition's end offset at start: membership waits until the tailer is there. */
+  private Map<TopicPartition, Long> catchUpTo;
+
+  private volatile ClusterMembership membership;
   private volatile boolean closing;
 
   /**
@@ -59,6 +67,7 @@ public final class ClusterLog implements AutoCloseable {
    * is missing), and starts tailing this node's partitions from the stored offsets.
    *
    * @param applier runs one command of a record on this node, as a client's would be run
+   * @param nodeTimeoutMillis how long a node may be silent before the others count it as failed
    * @throws IllegalStateException if the topic exists with another partition count, or the brokers
    *     cannot be reached
    */
@@ -68,8 +77,11 @@ public final class ClusterLog implements AutoCloseable {
       String topic,
       Engine engine,
       Journal journal,
-      Function<Command, Reply> applier) {
+      Function<Command, Reply> applier,
+      long nodeTimeoutMillis) {
     this.topology = topology;
+    this.bootstrap = bootstrap;
+    this.nodeTimeoutMillis = nodeTimeoutMillis;
     this.topic = topic;
     this.engine = engine;
     this.journal = journal;
@@ -122,6 +134,7 @@ public final class ClusterLog implements AutoCloseable {
         consumer.seek(tp, ByteBuffer.wrap(next).getLong());
       }
     }
+    catchUpTo = new HashMap<>(consumer.endOffsets(mine, Duration.ofSeconds(30)));
     tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
   }
 
@@ -193,12 +206,40 @@ public final class ClusterLog implements AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
           apply(r);
         }
+        if (catchUpTo != null) {
+          joinWhenCaughtUp();
+        }
       }
     } catch (WakeupException e) {
       // closing
     } catch (RuntimeException | Error e) {
       log.error("the tailer stopped: this node applies no more records until it restarts", e);
     }
+  }
+
+  /**
+   * Joins the membership once every served partition is applied up to where it ended when the node
+   * started: until then clients are not sent here, and a restarted node's reads are not stale by
+   * the whole time it was down.
+   */
+  private void joinWhenCaughtUp() {
+    catchUpTo.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
+    if (catchUpTo.isEmpty()) {
+      catchUpTo = null;
+      log.info("caught up with partitions {}: joining the live nodes", consumer.assignment());
+      membership =
+          new ClusterMembership(
+              bootstrap,
+              topic,
+              topology.self().name(),
+              nodeTimeoutMillis,
+              names -> topology.setLive(names));
+    }
+  }
+
+  /** Whether this node has applied its partitions up to where they ended when it started. */
+  public boolean caughtUp() {
+    return membership != null;
   }
 
   /** Applies one record and stores the offset after it, in one journal command. */
@@ -238,6 +279,10 @@ public final class ClusterLog implements AutoCloseable {
       tailer.join(5000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    ClusterMembership m = membership;
+    if (m != null) {
+      m.close(); // leaves the group: the others stop sending clients here at once
     }
     producer.close(Duration.ofSeconds(5));
     consumer.close(Duration.ofSeconds(5));

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -14,7 +16,9 @@ import java.util.Set;
  * and the same number of partitions, and works the same answer out. Partitions are split among the
  * nodes in order and in contiguous runs, so each node serves one range of slots, as a Redis Cluster
  * primary usually does. The topology is configuration, not negotiated: there is no gossip and no
- * election to get wrong (docs/cluster.md).
+ * election to get wrong (docs/cluster.md). What changes at run time is which nodes are live ({@link
+ * #setLive}, from Kafka's group membership): a range's acting primary, the node clients are sent
+ * to, is the first live node among those that serve it.
  */
 public final class ClusterTopology {
 
@@ -36,8 +40,11 @@ public final class ClusterTopology {
   /** Whether this node serves each slot, as the primary or as a replica. */
   private final boolean[] mineBySlot = new boolean[Slots.COUNT];
 
-  /** The node index of each slot, worked out once: routing reads it for every keyed command. */
+  /** The range (its configured primary's index) of each slot, worked out once for routing. */
   private final short[] nodeBySlot = new short[Slots.COUNT];
+
+  /** Which nodes are live; all of them until membership says otherwise. Replaced whole. */
+  private volatile boolean[] live;
 
   /** One node a partition: as {@link #ClusterTopology(List, int, int, int)} with one replica. */
   public ClusterTopology(List<Node> nodes, int partitions, int me) {
@@ -75,6 +82,8 @@ public final class ClusterTopology {
     this.partitions = partitions;
     this.replicas = replicas;
     this.me = me;
+    this.live = new boolean[nodes.size()];
+    Arrays.fill(live, true);
     for (int i = 0; i < nodes.size(); i++) {
       int[] range = slotRange(i);
       boolean mine = serves(i, me);
@@ -100,6 +109,24 @@ public final class ClusterTopology {
     List<Node> out = new ArrayList<>(replicas);
     for (int k = 0; k < replicas; k++) {
       out.add(nodes.get((i + k) % nodes.size()));
+    }
+    return out;
+  }
+
+  /**
+   * The indexes of the nodes that serve node {@code i}'s slots as clients should see them now: the
+   * acting primary first, then the other live servers in order (a failed replica is left out, as
+   * Redis leaves it out of CLUSTER SLOTS).
+   */
+  public List<Integer> liveServers(int i) {
+    int a = acting(i);
+    List<Integer> out = new ArrayList<>(replicas);
+    out.add(a);
+    for (int k = 0; k < replicas; k++) {
+      int j = (i + k) % nodes.size();
+      if (j != a && live[j]) {
+        out.add(j);
+      }
     }
     return out;
   }
@@ -194,9 +221,77 @@ public final class ClusterTopology {
     return (int) ((long) i * partitions / nodes.size());
   }
 
-  /** The slot's primary: the node MOVED sends a client to. */
+  /** The slot's acting primary: the node MOVED sends a client to. */
   public Node nodeOfSlot(int slot) {
-    return nodes.get(nodeBySlot[slot]);
+    return nodes.get(acting(nodeBySlot[slot]));
+  }
+
+  /**
+   * The acting primary of node {@code i}'s range: the first live node among its servers, or its
+   * configured primary when none is live (the range is down, and clients may as well wait there).
+   */
+  public int acting(int i) {
+    boolean[] l = live;
+    for (int k = 0; k < replicas; k++) {
+      int j = (i + k) % nodes.size();
+      if (l[j]) {
+        return j;
+      }
+    }
+    return i;
+  }
+
+  /** Whether node {@code j} is live, as membership last said. */
+  public boolean isLive(int j) {
+    return live[j];
+  }
+
+  /** Whether some range has no live server: CLUSTER INFO's cluster_state then says fail. */
+  public boolean anyRangeDown() {
+    for (int i = 0; i < nodes.size(); i++) {
+      if (!live[acting(i)]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Takes the names of the live nodes; names not in the configuration are ignored (a node of
+   * another configuration sharing the group, which the log will have warned of).
+   *
+   * @return whether the view changed
+   */
+  public boolean setLive(Collection<String> names) {
+    boolean[] next = new boolean[nodes.size()];
+    for (int j = 0; j < nodes.size(); j++) {
+      next[j] = names.contains(nodes.get(j).name());
+    }
+    boolean changed = !Arrays.equals(next, live);
+    live = next;
+    return changed;
+  }
+
+  /** The live nodes' names, in configured order. */
+  public List<String> liveNames() {
+    boolean[] l = live;
+    List<String> out = new ArrayList<>();
+    for (int j = 0; j < nodes.size(); j++) {
+      if (l[j]) {
+        out.add(nodes.get(j).name());
+      }
+    }
+    return out;
+  }
+
+  /** The index of the node named {@code name}, or -1. */
+  public int indexOf(String name) {
+    for (int j = 0; j < nodes.size(); j++) {
+      if (nodes.get(j).name().equals(name)) {
+        return j;
+      }
+    }
+    return -1;
   }
 
   /** Whether this node serves the slot, as its primary or as a replica. */

@@ -179,6 +179,15 @@ public final class Config {
             false,
             "the nodes that serve each slot and apply its records (with cluster-log)"));
     c.define(
+        integer(
+            "cluster-node-timeout",
+            15000,
+            100,
+            3_600_000,
+            false,
+            "milliseconds a node may be silent before the others count it as failed (with"
+                + " cluster-log); within the brokers' group session timeout bounds"));
+    c.define(
         choice(
             "bf-layout",
             "classic",

@@ -186,7 +186,8 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                   config.get("cluster-topic"),
                   server.engine,
                   server.store,
-                  command -> server.dispatcher.dispatch(applier, command));
+                  command -> server.dispatcher.dispatch(applier, command),
+                  config.getInt("cluster-node-timeout"));
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);
         }

@@ -3,6 +3,7 @@ package io.idem.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The slot map every node works out from the same settings. */
@@ -82,5 +83,24 @@ class ClusterTopologyTest {
     }
     assertThatThrownBy(() -> ClusterTopology.parse(members, "a", 6, 4))
         .hasMessageContaining("cluster-replicas (4) must be from 1 to the nodes (3)");
+  }
+
+  @Test
+  void aFailedNode_handsItsRangeToItsFirstLiveReplica() {
+    ClusterTopology c = ClusterTopology.parse("a=h:1 b=h:2 c=h:3", "a", 6, 2);
+    int bFirst = c.slotRange(1)[0];
+    assertThat(c.liveServers(1)).containsExactly(1, 2);
+    assertThat(c.setLive(List.of("a", "c"))).isTrue();
+    assertThat(c.setLive(List.of("a", "c"))).isFalse(); // the same view: no change
+    assertThat(c.nodeOfSlot(bFirst).name()).isEqualTo("c"); // MOVED follows the failover
+    assertThat(c.liveServers(1)).containsExactly(2);
+    assertThat(c.liveServers(0)).containsExactly(0); // b, a's replica, is left out
+    assertThat(c.anyRangeDown()).isFalse();
+    c.setLive(List.of("a", "stranger"));
+    assertThat(c.isLive(1)).isFalse();
+    assertThat(c.acting(1)).isEqualTo(1); // b and c down: b's range stays with b, and is down
+    assertThat(c.anyRangeDown()).isTrue();
+    c.setLive(List.of("a", "b", "c"));
+    assertThat(c.nodeOfSlot(bFirst).name()).isEqualTo("b"); // back to its primary
   }
 }

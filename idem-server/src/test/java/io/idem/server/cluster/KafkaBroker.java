@@ -37,6 +37,8 @@ public final class KafkaBroker implements AutoCloseable {
             .setConfigProp("transaction.state.log.replication.factor", "1")
             .setConfigProp("transaction.state.log.min.isr", "1")
             .setConfigProp("group.initial.rebalance.delay.ms", "0")
+            .setConfigProp(
+                "group.min.session.timeout.ms", "500") // failover tests time out nodes in 2 s
             .build();
     try {
       kit.format();

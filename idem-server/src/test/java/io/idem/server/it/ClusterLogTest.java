@@ -216,6 +216,22 @@ class ClusterLogTest {
         }
         b.close();
         b = null;
+        // b left the group as it stopped: a reports itself as the primary of b's range too, and
+        // b as failed.
+        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        String nodes = "";
+        while (!nodes.contains("fail") && System.nanoTime() < until) {
+          nodes = render(ca.call("CLUSTER", "NODES"));
+          Thread.sleep(50);
+        }
+        assertThat(nodes).contains("master,fail - 0 0 1 disconnected\n");
+        List<?> after = (List<?>) ca.call("CLUSTER", "SLOTS");
+        for (Object range : after) {
+          List<?> r = (List<?>) range;
+          assertThat(r).hasSize(3); // the range and one live node: a
+          assertThat(((List<?>) r.get(2)).get(1)).isEqualTo((long) ports[0]);
+        }
+        assertThat(render(ca.call("CLUSTER", "INFO"))).contains("cluster_state:ok");
         // With b stopped, a still takes every write; none is lost.
         for (int i = 50; i < 100; i++) {
           assertThat(ca.call("BF.ADD", "k-" + i, "x")).isEqualTo(1L);

@@ -27,15 +27,31 @@ final class ClusterHandlers {
     return t;
   }
 
-  /** CLUSTER INFO: Redis's fields; the state is ok whenever the configuration is. */
+  /**
+   * CLUSTER INFO: Redis's fields. The state is fail while some range has no live node to serve it,
+   * and its slots count as failed.
+   */
   static Reply info(Call call) {
     ClusterTopology t = topology(call);
+    int failed = 0;
+    for (int i = 0; i < t.nodes().size(); i++) {
+      if (!t.isLive(t.acting(i))) {
+        int[] r = t.slotRange(i);
+        failed += r[1] - r[0] + 1;
+      }
+    }
     String text =
-        "cluster_state:ok\r\n"
+        "cluster_state:"
+            + (failed == 0 ? "ok" : "fail")
+            + "\r\n"
             + "cluster_slots_assigned:16384\r\n"
-            + "cluster_slots_ok:16384\r\n"
+            + "cluster_slots_ok:"
+            + (Slots.COUNT - failed)
+            + "\r\n"
             + "cluster_slots_pfail:0\r\n"
-            + "cluster_slots_fail:0\r\n"
+            + "cluster_slots_fail:"
+            + failed
+            + "\r\n"
             + "cluster_known_nodes:"
             + t.nodes().size()
             + "\r\n"
@@ -61,14 +77,18 @@ final class ClusterHandlers {
     return Reply.integer(Slots.of(call.arg(2)));
   }
 
-  /** CLUSTER SLOTS: one entry a range, its primary's address, then its replicas'. */
+  /**
+   * CLUSTER SLOTS: one entry a range, its acting primary's address, then its live replicas'. A dead
+   * node is left out, so clients move to the first live replica by themselves.
+   */
   static Reply slots(Call call) {
     ClusterTopology t = topology(call);
     List<Reply> out = new ArrayList<>();
     for (int i = 0; i < t.nodes().size(); i++) {
       int[] r = t.slotRange(i);
       List<Reply> entry = new ArrayList<>(List.of(Reply.integer(r[0]), Reply.integer(r[1])));
-      for (ClusterTopology.Node s : t.servers(i)) {
+      for (int j : t.liveServers(i)) {
+        ClusterTopology.Node s = t.nodes().get(j);
         entry.add(Reply.array(Reply.bulk(s.host()), Reply.integer(s.port()), Reply.bulk(s.id())));
       }
       out.add(Reply.array(entry));
@@ -76,15 +96,27 @@ final class ClusterHandlers {
     return Reply.array(out);
   }
 
-  /** CLUSTER SHARDS (Redis 7): a shard a range, with its primary and its replicas. */
+  /**
+   * CLUSTER SHARDS (Redis 7): a shard a range, with its acting primary, then every other node that
+   * serves it, live or failed.
+   */
   static Reply shards(Call call) {
     ClusterTopology t = topology(call);
     List<Reply> out = new ArrayList<>();
     for (int i = 0; i < t.nodes().size(); i++) {
       int[] r = t.slotRange(i);
       List<Reply> nodes = new ArrayList<>();
-      boolean primary = true;
-      for (ClusterTopology.Node n : t.servers(i)) {
+      int acting = t.acting(i);
+      List<Integer> order = new ArrayList<>(List.of(acting));
+      for (int k = 0; k < t.replicas(); k++) {
+        int j = (i + k) % t.nodes().size();
+        if (j != acting) {
+          order.add(j);
+        }
+      }
+      for (int j : order) {
+        ClusterTopology.Node n = t.nodes().get(j);
+        boolean primary = j == acting;
         nodes.add(
             Reply.map(
                 List.of(
@@ -94,8 +126,7 @@ final class ClusterHandlers {
                     Reply.bulk("endpoint"), Reply.bulk(n.host()),
                     Reply.bulk("role"), Reply.bulk(primary ? "master" : "replica"),
                     Reply.bulk("replication-offset"), Reply.integer(0),
-                    Reply.bulk("health"), Reply.bulk("online"))));
-        primary = false;
+                    Reply.bulk("health"), Reply.bulk(t.isLive(j) ? "online" : "failed"))));
       }
       out.add(
           Reply.map(
@@ -108,24 +139,33 @@ final class ClusterHandlers {
     return Reply.array(out);
   }
 
-  /** CLUSTER NODES: Redis's line a node (id, address, flags, master, times, epoch, link, slots). */
+  /**
+   * CLUSTER NODES: Redis's line a node (id, address, flags, master, times, epoch, link, slots). A
+   * node is a primary of the ranges it acts for; a failed node has the flag fail and no slots. The
+   * format has no way to say a node is a primary of one range and a replica of another, so replicas
+   * show in CLUSTER SLOTS and SHARDS only.
+   */
   static Reply nodes(Call call) {
     ClusterTopology t = topology(call);
     StringBuilder b = new StringBuilder();
-    for (int i = 0; i < t.nodes().size(); i++) {
-      int[] r = t.slotRange(i);
-      ClusterTopology.Node n = t.nodes().get(i);
+    for (int j = 0; j < t.nodes().size(); j++) {
+      ClusterTopology.Node n = t.nodes().get(j);
       b.append(n.id())
           .append(' ')
           .append(n.address())
           .append('@')
           .append(n.port() + 10000 > 65535 ? 0 : n.port() + 10000)
-          .append(i == t.me() ? " myself,master" : " master")
-          .append(" - 0 0 1 connected ")
-          .append(r[0])
-          .append('-')
-          .append(r[1])
-          .append('\n');
+          .append(j == t.me() ? " myself,master" : " master")
+          .append(t.isLive(j) ? "" : ",fail")
+          .append(" - 0 0 1 ")
+          .append(t.isLive(j) ? "connected" : "disconnected");
+      for (int i = 0; i < t.nodes().size(); i++) {
+        if (t.acting(i) == j) {
+          int[] r = t.slotRange(i);
+          b.append(' ').append(r[0]).append('-').append(r[1]);
+        }
+      }
+      b.append('\n');
     }
     String text = b.toString();
     return new Reply.Verbatim("txt", text); // a bulk string under RESP2

@@ -89,6 +89,12 @@ public final class Info {
         case "cluster" -> {
           title(b, "Cluster");
           field(b, "cluster_enabled", server.cluster() == null ? 0 : 1);
+          if (server.clusterLog() != null) {
+            // Idem's own: whether this node has applied its partitions up to where they ended at
+            // its start (it joins the live nodes then), and the live nodes as it sees them.
+            field(b, "cluster_log_caught_up", server.clusterLog().caughtUp() ? 1 : 0);
+            field(b, "cluster_live_nodes", String.join(",", server.cluster().liveNames()));
+          }
         }
         case "keyspace" -> keyspace(server, b);
         default -> throw new IllegalStateException(section);

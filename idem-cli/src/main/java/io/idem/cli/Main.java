@@ -60,6 +60,7 @@ public final class Main {
     CommandLine cl =
         new CommandLine(new IdemCommand())
             .addSubcommand(serve)
+            .addSubcommand(new CheckpointCommand())
             .addSubcommand(size)
             .addSubcommand(uniq);
     // The settings come last, as the server defines them, one per line: not reflowed as text.

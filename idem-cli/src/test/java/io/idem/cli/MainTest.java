@@ -57,7 +57,8 @@ class MainTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
-        .isEqualTo("idem: missing command: one of serve, size, uniq (see idem --help)\n");
+        .isEqualTo(
+            "idem: missing command: one of serve, checkpoint, size, uniq (see idem --help)\n");
   }
 
   @Test

@@ -60,6 +60,7 @@ public final class ClusterLog implements AutoCloseable {
   private Map<TopicPartition, Long> catchUpTo;
 
   private volatile ClusterMembership membership;
+  private final AtomicLong applied = new AtomicLong();
   private volatile boolean closing;
 
   /**
@@ -242,6 +243,11 @@ public final class ClusterLog implements AutoCloseable {
     return membership != null;
   }
 
+  /** Records this node has applied (or skipped as unreadable) since it started. */
+  public long applied() {
+    return applied.get();
+  }
+
   /** Applies one record and stores the offset after it, in one journal command. */
   private void apply(ConsumerRecord<byte[], byte[]> r) {
     CommandRecord rec = null;
@@ -263,6 +269,7 @@ public final class ClusterLog implements AutoCloseable {
     } finally {
       journal.endCommand();
     }
+    applied.incrementAndGet();
     if (rec != null && rec.origin() == topology.me()) {
       CompletableFuture<Reply> f = pending.remove(rec.request());
       if (f != null) {

@@ -179,6 +179,12 @@ public final class Config {
             false,
             "the nodes that serve each slot and apply its records (with cluster-log)"));
     c.define(
+        str(
+            "load-checkpoint",
+            "",
+            false,
+            "a checkpoint (CHECKPOINT's directory) to fill an empty data directory from at start"));
+    c.define(
         integer(
             "cluster-node-timeout",
             15000,

@@ -30,6 +30,15 @@ public interface ServerContext {
   /** Starts {@link #save} in the background; false if one is already running (BGSAVE). */
   boolean saveInBackground();
 
+  /**
+   * Makes a checkpoint of the store named {@code name} (CHECKPOINT) and returns its directory.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException if a checkpoint of that name exists
+   */
+  default java.nio.file.Path checkpoint(String name) throws java.io.IOException {
+    throw new java.io.IOException("this server has no store to checkpoint");
+  }
+
   /** Seconds since the epoch of the last completed snapshot (LASTSAVE). */
   long lastSaveSeconds();
 

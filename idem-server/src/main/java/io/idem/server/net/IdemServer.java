@@ -162,6 +162,19 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       throw new StartException(e.getMessage(), null); // before anything is opened
     }
     Path dir = Path.of(config.get("dir"));
+    String from = config.get("load-checkpoint");
+    if (!from.isBlank()) {
+      try {
+        if (RocksStore.loadCheckpoint(Path.of(from), dir)) {
+          log.info("filled {} from the checkpoint {}", dir, from);
+        } else {
+          log.warn(
+              "load-checkpoint: {} already holds a store; starting from it, not {}", dir, from);
+        }
+      } catch (IOException e) {
+        throw new StartException("load-checkpoint: " + e.getMessage(), e);
+      }
+    }
     RocksStore.Opened opened;
     try {
       opened =
@@ -578,6 +591,20 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Where CHECKPOINT puts its checkpoints: a directory of the data directory. */
+  static final String CHECKPOINTS = "checkpoints";
+
+  @Override
+  public Path checkpoint(String name) throws IOException {
+    Path target = Path.of(config.get("dir")).resolve(CHECKPOINTS).resolve(name).toAbsolutePath();
+    if (java.nio.file.Files.exists(target)) {
+      throw new java.nio.file.FileAlreadyExistsException(target.toString());
+    }
+    java.nio.file.Files.createDirectories(target.getParent());
+    store.checkpoint(target);
+    return target;
   }
 
   @Override

@@ -16,7 +16,9 @@ import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
@@ -379,6 +381,60 @@ public final class RocksStore implements Journal {
    */
   public AutoCloseable pauseCommitter() {
     return committer.pause();
+  }
+
+  /**
+   * Makes a RocksDB checkpoint of the store in {@code target}, which must not exist: a copy of the
+   * store as of a moment, its files hard-linked where the file system allows. Every journal command
+   * is in it whole or not at all, so the named values stored with the changes (a cluster node's
+   * offsets) match the state beside them.
+   */
+  public void checkpoint(Path target) throws IOException {
+    try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db.db)) {
+      cp.createCheckpoint(target.toString());
+    } catch (RocksDBException e) {
+      throw new IOException("checkpoint into " + target + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Fills the empty data directory {@code dir} from a checkpoint: its table files are hard-linked
+   * (RocksDB never changes one once written), the others copied, so the checkpoint stays as it was.
+   *
+   * @return false, touching nothing, if {@code dir} already holds a store
+   * @throws IOException if {@code checkpoint} is not a store's checkpoint, or a copy fails
+   */
+  public static boolean loadCheckpoint(Path checkpoint, Path dir) throws IOException {
+    if (Files.exists(dir.resolve("CURRENT"))) {
+      return false;
+    }
+    if (!Files.isRegularFile(checkpoint.resolve("CURRENT"))) {
+      throw new IOException(checkpoint + " is not a checkpoint: it has no CURRENT file");
+    }
+    Files.createDirectories(dir);
+    List<Path> files;
+    try (var list = Files.list(checkpoint)) {
+      files = list.filter(Files::isRegularFile).toList();
+    }
+    for (Path f : files) {
+      Path to = dir.resolve(f.getFileName());
+      if (f.getFileName().toString().equals("CURRENT")) {
+        continue; // last: a directory without it is not a store yet, so a failed copy is redone
+      }
+      Files.deleteIfExists(to);
+      if (f.getFileName().toString().endsWith(".sst")) {
+        try {
+          Files.createLink(to, f);
+          continue;
+        } catch (IOException | UnsupportedOperationException e) {
+          // another file system: copy
+        }
+      }
+      Files.copy(f, to);
+    }
+    Files.copy(
+        checkpoint.resolve("CURRENT"), dir.resolve("CURRENT"), StandardCopyOption.REPLACE_EXISTING);
+    return true;
   }
 
   /** See {@link Snapshotter#snapshot}. */

@@ -182,6 +182,10 @@ public final class GenericCommands {
         command("config", -2, CONFIG).build(),
         command("save", 1, ServerAdmin::save).flags(ADMIN).build(),
         command("bgsave", -1, doc("[SCHEDULE]", ServerAdmin::bgSave)).flags(ADMIN).build(),
+        command("checkpoint", -1, doc("[name]", ServerAdmin::checkpoint))
+            .atMost(2)
+            .flags(ADMIN)
+            .build(),
         command("lastsave", 1, ServerAdmin::lastSave).flags(LOADING, STALE, FAST).build(),
         command("shutdown", -1, doc("[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", ServerAdmin::shutdown))
             .flags(ADMIN, LOADING, STALE)

@@ -91,8 +91,10 @@ public final class Info {
           field(b, "cluster_enabled", server.cluster() == null ? 0 : 1);
           if (server.clusterLog() != null) {
             // Idem's own: whether this node has applied its partitions up to where they ended at
-            // its start (it joins the live nodes then), and the live nodes as it sees them.
+            // its start (it joins the live nodes then), the records it applied since, and the live
+            // nodes as it sees them.
             field(b, "cluster_log_caught_up", server.clusterLog().caughtUp() ? 1 : 0);
+            field(b, "cluster_log_applied", server.clusterLog().applied());
             field(b, "cluster_live_nodes", String.join(",", server.cluster().liveNames()));
           }
         }

@@ -180,6 +180,44 @@ public final class ServerAdmin {
     return BGSAVE_STARTED;
   }
 
+  /** What a checkpoint may be named: a directory name, and nothing that climbs out of one. */
+  private static final java.util.regex.Pattern CHECKPOINT_NAME =
+      java.util.regex.Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}");
+
+  /**
+   * CHECKPOINT [name]: a RocksDB checkpoint of the store in the data directory's {@code
+   * checkpoints/name} (by default the UTC time), replied as its absolute path. It is made off the
+   * event loop: RocksDB flushes its memtables first.
+   */
+  public static Reply checkpoint(Call call) {
+    String name =
+        call.argc() == 2
+            ? new String(call.arg(1), java.nio.charset.StandardCharsets.UTF_8)
+            : "checkpoint-"
+                + java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS")
+                    .withZone(java.time.ZoneOffset.UTC)
+                    .format(java.time.Instant.now());
+    if (!CHECKPOINT_NAME.matcher(name).matches()) {
+      throw CommandException.err(
+          "a checkpoint's name is 1 to 64 letters, digits, '.', '_' or '-', and does not start"
+              + " with '.'");
+    }
+    ServerContext server = call.server();
+    java.util.concurrent.CompletableFuture<Reply> reply =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return Reply.bulk(server.checkpoint(name).toString());
+              } catch (java.nio.file.FileAlreadyExistsException e) {
+                return Reply.err("the checkpoint " + name + " exists");
+              } catch (java.io.IOException | RuntimeException e) {
+                return Reply.err("checkpoint failed: " + ConnectionHandlers.clip(e.getMessage()));
+              }
+            },
+            r -> Thread.ofVirtual().name("idem-checkpoint").start(r));
+    return new Reply.Deferred(reply);
+  }
+
   /** LASTSAVE: seconds since the epoch of the last completed snapshot. */
   public static Reply lastSave(Call call) {
     return Reply.integer(call.server().lastSaveSeconds());

@@ -12,11 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -28,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,13 +52,26 @@ public final class ClusterLog implements AutoCloseable {
   private final Engine engine;
   private final Journal journal;
   private final Function<Command, Reply> applier;
+  private final Supplier<@Nullable String> journalFailure;
   private final KafkaProducer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
   private final AtomicLong requests = new AtomicLong();
   private final Thread tailer;
   private final String bootstrap;
-  private final long nodeTimeoutMillis;
+  private final Options options;
+
+  /**
+   * How a node uses the log.
+   *
+   * @param bootstrap Kafka's bootstrap servers
+   * @param topic the topic of the cluster's log
+   * @param nodeTimeoutMillis how long a node may be silent before the others count it as failed
+   * @param writeTimeoutMillis how long a write may wait for Kafka to take it; its client hears of a
+   *     failure by then, and of a record not applied a little later
+   */
+  public record Options(
+      String bootstrap, String topic, long nodeTimeoutMillis, long writeTimeoutMillis) {}
 
   /** Each served partition's end offset at start: membership waits until the tailer is there. */
   private Map<TopicPartition, Long> catchUpTo;
@@ -68,22 +85,23 @@ public final class ClusterLog implements AutoCloseable {
    * is missing), and starts tailing this node's partitions from the stored offsets.
    *
    * @param applier runs one command of a record on this node, as a client's would be run
-   * @param nodeTimeoutMillis how long a node may be silent before the others count it as failed
+   * @param journalFailure why the journal cannot be written, or null while it can: the tailer stops
+   *     at the first record it meets after a failure, rather than skip it
    * @throws IllegalStateException if the topic exists with another partition count, or the brokers
    *     cannot be reached
    */
   public ClusterLog(
       ClusterTopology topology,
-      String bootstrap,
-      String topic,
+      Options options,
       Engine engine,
       Journal journal,
       Function<Command, Reply> applier,
-      long nodeTimeoutMillis) {
+      Supplier<@Nullable String> journalFailure) {
+    this.journalFailure = journalFailure;
     this.topology = topology;
-    this.bootstrap = bootstrap;
-    this.nodeTimeoutMillis = nodeTimeoutMillis;
-    this.topic = topic;
+    this.options = options;
+    this.bootstrap = options.bootstrap();
+    this.topic = options.topic();
     this.engine = engine;
     this.journal = journal;
     this.applier = applier;
@@ -99,6 +117,12 @@ public final class ClusterLog implements AutoCloseable {
                 "all",
                 "linger.ms",
                 "1",
+                "max.block.ms",
+                Long.toString(options.writeTimeoutMillis() / 2),
+                "request.timeout.ms",
+                Long.toString(options.writeTimeoutMillis() / 2),
+                "delivery.timeout.ms",
+                Long.toString(options.writeTimeoutMillis()),
                 "client.id",
                 "idem-" + topology.self().name(),
                 "key.serializer",
@@ -137,6 +161,7 @@ public final class ClusterLog implements AutoCloseable {
     }
     catchUpTo = new HashMap<>(consumer.endOffsets(mine, Duration.ofSeconds(30)));
     tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
+    sender = Thread.ofPlatform().name("idem-producer").daemon().start(this::send);
   }
 
   private void ensureTopic(String bootstrap) {
@@ -174,37 +199,97 @@ public final class ClusterLog implements AutoCloseable {
     return "offset/" + topic + "/" + partition;
   }
 
+  /** Writes waiting for their record to be applied, at most: more are answered TRYAGAIN. */
+  static final int MAX_PENDING = 100_000;
+
+  private record Outgoing(long request, ProducerRecord<byte[], byte[]> record) {}
+
   /**
-   * Produces the write to its slot's partition; the future completes with the reply applying its
-   * record computes, or exceptionally if Kafka did not take it.
+   * Records on their way to the producer: {@link KafkaProducer#send} blocks while it has no
+   * metadata or its buffer is full, and an event loop must never block.
+   */
+  private final BlockingQueue<Outgoing> outgoing = new ArrayBlockingQueue<>(10_000);
+
+  private final Thread sender;
+
+  /**
+   * Produces the write to its slot's partition. The future completes with the reply applying its
+   * record computes; or with an error reply if Kafka did not take it, if too many writes already
+   * wait (TRYAGAIN, which cluster clients retry), or if it was not applied in time.
    */
   public CompletableFuture<Reply> submit(Command command, int slot) {
-    long request = requests.incrementAndGet();
     CompletableFuture<Reply> reply = new CompletableFuture<>();
+    if (pending.size() >= MAX_PENDING) {
+      reply.complete(TRY_AGAIN);
+      return reply;
+    }
+    long request = requests.incrementAndGet();
     pending.put(request, reply);
+    // Kafka answers within the write timeout; a record it took waits as long again to be applied.
+    long timeout = 2 * options.writeTimeoutMillis();
+    reply
+        .completeOnTimeout(
+            Reply.err("the write was not applied within " + timeout + " ms; it may still be"),
+            timeout,
+            TimeUnit.MILLISECONDS)
+        .whenComplete((r, e) -> pending.remove(request));
     List<byte[]> args = new ArrayList<>(command.size());
     for (int i = 0; i < command.size(); i++) {
       args.add(command.arg(i));
     }
     byte[] value = new CommandRecord(topology.me(), request, args).encode();
     int partition = Slots.partition(slot, topology.partitions());
-    producer.send(
-        new ProducerRecord<>(topic, partition, command.size() > 1 ? command.arg(1) : null, value),
-        (meta, e) -> {
-          if (e != null) {
-            CompletableFuture<Reply> f = pending.remove(request);
-            if (f != null) {
-              f.completeExceptionally(e);
-            }
-          }
-        });
+    byte[] kafkaKey = command.size() > 1 ? command.arg(1) : null;
+    if (!outgoing.offer(
+        new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value)))) {
+      reply.complete(TRY_AGAIN);
+    }
     return reply;
+  }
+
+  private static final Reply TRY_AGAIN =
+      Reply.error("TRYAGAIN too many writes are waiting for the cluster's log; retry");
+
+  private void send() {
+    try {
+      while (!closing) {
+        Outgoing o = outgoing.poll(100, TimeUnit.MILLISECONDS);
+        if (o == null) {
+          continue;
+        }
+        try {
+          producer.send(
+              o.record(),
+              (meta, e) -> {
+                if (e != null) {
+                  fail(o.request(), e);
+                }
+              });
+        } catch (RuntimeException e) {
+          fail(o.request(), e); // no metadata or no buffer within max.block.ms, or closed
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void fail(long request, Exception e) {
+    CompletableFuture<Reply> f = pending.remove(request);
+    if (f != null) {
+      f.complete(Reply.err("the write was not applied: Kafka did not take it: " + e.getMessage()));
+    }
   }
 
   private void tail() {
     try {
       while (!closing) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+          String failure = journalFailure.get();
+          if (failure != null) {
+            stopApplying(failure);
+            return;
+          }
           apply(r);
         }
         if (catchUpTo != null) {
@@ -233,7 +318,7 @@ public final class ClusterLog implements AutoCloseable {
               bootstrap,
               topic,
               topology.self().name(),
-              nodeTimeoutMillis,
+              options.nodeTimeoutMillis(),
               names -> topology.setLive(names));
     }
   }
@@ -241,6 +326,32 @@ public final class ClusterLog implements AutoCloseable {
   /** Whether this node has applied its partitions up to where they ended when it started. */
   public boolean caughtUp() {
     return membership != null;
+  }
+
+  /**
+   * The journal failed, and does not recover before a restart: applying on would change only
+   * memory, and skipping would leave a gap. The tailer stops, the node leaves the live nodes so
+   * clients go to its peers, and the writes it took that are not applied are answered with the
+   * failure. Restarted, it resumes after the last record its store holds.
+   */
+  private void stopApplying(String failure) {
+    log.error(
+        "the journal failed ({}): this node stops applying records until it restarts", failure);
+    ClusterMembership m = membership;
+    if (m != null) {
+      membership = null;
+      m.close();
+    }
+    failAll("MISCONF Idem cannot write its log, so this node applies no more writes: " + failure);
+  }
+
+  private void failAll(String why) {
+    for (Long request : List.copyOf(pending.keySet())) {
+      CompletableFuture<Reply> f = pending.remove(request);
+      if (f != null) {
+        f.complete(Reply.error(why));
+      }
+    }
   }
 
   /** Records this node has applied (or skipped as unreadable) since it started. */
@@ -287,14 +398,17 @@ public final class ClusterLog implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    try {
+      sender.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     ClusterMembership m = membership;
     if (m != null) {
       m.close(); // leaves the group: the others stop sending clients here at once
     }
     producer.close(Duration.ofSeconds(5));
     consumer.close(Duration.ofSeconds(5));
-    for (CompletableFuture<Reply> f : pending.values()) {
-      f.completeExceptionally(new IllegalStateException("the node is stopping"));
-    }
+    failAll("ERR the node stopped before the write was applied");
   }
 }

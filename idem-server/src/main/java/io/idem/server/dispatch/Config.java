@@ -186,6 +186,15 @@ public final class Config {
             "a checkpoint (CHECKPOINT's directory) to fill an empty data directory from at start"));
     c.define(
         integer(
+            "cluster-write-timeout",
+            30000,
+            1000,
+            600_000,
+            false,
+            "milliseconds a write may wait for Kafka to take it before its client gets an error"
+                + " (with cluster-log)"));
+    c.define(
+        integer(
             "cluster-node-timeout",
             15000,
             100,

@@ -87,7 +87,11 @@ public final class Dispatcher {
         && (spec.name().equals("multi") || spec.name().equals("exec"))) {
       return "ERR MULTI is not supported yet on a cluster node with a log (docs/cluster.md)";
     }
-    if (spec.has(CommandSpec.Flag.DENYOOM) && server.engine().overMemoryLimit()) {
+    // The log's applier is never refused for memory: the node that took the write checked it, and a
+    // record every replica applies cannot depend on one replica's memory.
+    if (spec.has(CommandSpec.Flag.DENYOOM)
+        && !session.isApplier()
+        && server.engine().overMemoryLimit()) {
       return Errors.OOM;
     }
     String failure = server.journalFailure();

@@ -195,12 +195,15 @@ public final class IdemServer implements ServerContext, AutoCloseable {
           server.clusterLog =
               new ClusterLog(
                   cluster,
-                  config.get("cluster-log"),
-                  config.get("cluster-topic"),
+                  new ClusterLog.Options(
+                      config.get("cluster-log"),
+                      config.get("cluster-topic"),
+                      config.getInt("cluster-node-timeout"),
+                      config.getInt("cluster-write-timeout")),
                   server.engine,
                   server.store,
                   command -> server.dispatcher.dispatch(applier, command),
-                  config.getInt("cluster-node-timeout"));
+                  server::journalFailure);
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.idem.server.cluster.CommandRecord;
 import io.idem.server.cluster.KafkaBroker;
 import io.idem.server.cluster.Slots;
+import io.idem.server.store.StoreFaults;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -22,6 +24,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksDBException;
 
 /**
  * A cluster node with a Kafka log, against a real broker: its writes go through the log and are
@@ -42,23 +45,26 @@ class ClusterLogTest {
     }
   }
 
-  private ServerHarness node(KafkaBroker broker, int port) throws Exception {
-    return new ServerHarness(
-        dir.resolve("node"),
-        "port",
-        Integer.toString(port),
-        "cluster-enabled",
-        "yes",
-        "cluster-node",
-        "a",
-        "cluster-nodes",
-        "a=127.0.0.1:" + port,
-        "cluster-partitions",
-        "4",
-        "cluster-log",
-        broker.bootstrapServers(),
-        "cluster-topic",
-        "idem");
+  private ServerHarness node(KafkaBroker broker, int port, String... more) throws Exception {
+    List<String> settings =
+        new ArrayList<>(
+            List.of(
+                "port",
+                Integer.toString(port),
+                "cluster-enabled",
+                "yes",
+                "cluster-node",
+                "a",
+                "cluster-nodes",
+                "a=127.0.0.1:" + port,
+                "cluster-partitions",
+                "4",
+                "cluster-log",
+                broker.bootstrapServers(),
+                "cluster-topic",
+                "idem"));
+    settings.addAll(List.of(more));
+    return new ServerHarness(dir.resolve("node"), settings.toArray(String[]::new));
   }
 
   /** A reply as text: bulk strings decoded, lists in brackets. */
@@ -162,6 +168,12 @@ class ClusterLogTest {
 
   private ServerHarness replica(
       KafkaBroker broker, String name, int[] ports, Path data, String... more) throws Exception {
+    return replica(broker, name, ports, data, StoreFaults.NONE, more);
+  }
+
+  private ServerHarness replica(
+      KafkaBroker broker, String name, int[] ports, Path data, StoreFaults faults, String... more)
+      throws Exception {
     int port = ports[name.equals("a") ? 0 : 1];
     List<String> settings =
         new ArrayList<>(
@@ -183,7 +195,7 @@ class ClusterLogTest {
                 "cluster-topic",
                 "replicated"));
     settings.addAll(List.of(more));
-    return new ServerHarness(data, settings.toArray(String[]::new));
+    return new ServerHarness(data, faults, settings.toArray(String[]::new));
   }
 
   /** A field of INFO cluster. */
@@ -194,6 +206,87 @@ class ClusterLogTest {
       }
     }
     return "";
+  }
+
+  @Test
+  void aReplicaWhoseJournalFails_stopsApplyingAndLeaves_andCatchesUpWhenRestarted()
+      throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      AtomicBoolean diskFull = new AtomicBoolean();
+      StoreFaults faults =
+          step -> {
+            if (step == StoreFaults.Step.COMMIT_WRITE && diskFull.get()) {
+              throw new RocksDBException("No space left on device");
+            }
+          };
+      try (ServerHarness a = replica(broker, "a", ports);
+          RespClient ca = new RespClient(ports[0])) {
+        try (ServerHarness b =
+                replica(broker, "b", ports, dir.resolve("replica-b"), faults, new String[0]);
+            RespClient cb = new RespClient(ports[1])) {
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
+          awaitInfo(cb, "cluster_live_nodes", "a,b");
+          for (int i = 0; i < 20; i++) {
+            assertThat(ca.call("BF.ADD", "k-" + i, "x")).isEqualTo(1L);
+          }
+          eventually(cb, 1L, "BF.EXISTS", "k-19", "x");
+          diskFull.set(true);
+          for (int i = 20; i < 60; i++) {
+            assertThat(ca.call("BF.ADD", "k-" + (i % 20), "x-" + i)).isEqualTo(1L);
+          }
+          // b fails to write the first of those, stops at the next, and leaves the live nodes.
+          awaitInfo(ca, "cluster_live_nodes", "a");
+          assertThat(cb.call("BF.ADD", "k-0", "y")).isInstanceOf(RespClient.Err.class);
+          assertThat(render(cb.call("BF.ADD", "k-0", "y"))).contains("MISCONF");
+          long applied = Long.parseLong(infoField(cb, "cluster_log_applied"));
+          Thread.sleep(300);
+          assertThat(infoField(cb, "cluster_log_applied")).isEqualTo(Long.toString(applied));
+          assertThat(applied).isLessThan(60); // stopped, not skipping on
+        }
+        try (ServerHarness b = replica(broker, "b", ports);
+            RespClient cb = new RespClient(ports[1])) {
+          for (int i = 20; i < 60; i++) {
+            eventually(cb, 1L, "BF.EXISTS", "k-" + (i % 20), "x-" + i);
+          }
+          for (int i = 0; i < 20; i++) {
+            assertThat(cb.call("BF.CARD", "k-" + i)).isEqualTo(ca.call("BF.CARD", "k-" + i));
+          }
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
+        }
+      }
+    }
+  }
+
+  @Test
+  void withKafkaGone_aWriteGetsAnErrorInTime_andReadsGoOn() throws Exception {
+    int port = freePort();
+    ServerHarness node;
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      node = node(broker, port, "cluster-write-timeout", "2000");
+      try (RespClient c = new RespClient(port)) {
+        assertThat(c.call("BF.ADD", "seen", "a")).isEqualTo(1L);
+      }
+    }
+    try (node;
+        RespClient c = new RespClient(port)) {
+      Object r = c.call("BF.ADD", "seen", "b"); // the broker is gone: within 2 × 2 s, an error
+      assertThat(render(r)).contains("the write was not applied");
+      assertThat(c.call("PING")).isEqualTo("PONG");
+      assertThat(c.call("BF.EXISTS", "seen", "a")).isEqualTo(1L);
+      assertThat(c.call("BF.EXISTS", "seen", "b")).isEqualTo(0L);
+    }
+  }
+
+  /** Waits until a field of INFO cluster has the value. */
+  private static void awaitInfo(RespClient c, String field, String value) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    String got = infoField(c, field);
+    while (!got.equals(value) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      got = infoField(c, field);
+    }
+    assertThat(got).as(field).isEqualTo(value);
   }
 
   @Test

@@ -218,6 +218,18 @@ public final class ClusterLog implements AutoCloseable {
    * wait (TRYAGAIN, which cluster clients retry), or if it was not applied in time.
    */
   public CompletableFuture<Reply> submit(Command command, int slot) {
+    return submit(List.of(command), false, slot);
+  }
+
+  /**
+   * As {@link #submit}, for a transaction's commands, all of whose keys are in {@code slot}: one
+   * record, applied as one, answered with EXEC's reply.
+   */
+  public CompletableFuture<Reply> submitTransaction(List<Command> commands, int slot) {
+    return submit(commands, true, slot);
+  }
+
+  private CompletableFuture<Reply> submit(List<Command> commands, boolean transaction, int slot) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     if (pending.size() >= MAX_PENDING) {
       reply.complete(TRY_AGAIN);
@@ -233,13 +245,22 @@ public final class ClusterLog implements AutoCloseable {
             timeout,
             TimeUnit.MILLISECONDS)
         .whenComplete((r, e) -> pending.remove(request));
-    List<byte[]> args = new ArrayList<>(command.size());
-    for (int i = 0; i < command.size(); i++) {
-      args.add(command.arg(i));
+    List<List<byte[]>> lists = new ArrayList<>(commands.size());
+    for (Command command : commands) {
+      List<byte[]> args = new ArrayList<>(command.size());
+      for (int i = 0; i < command.size(); i++) {
+        args.add(command.arg(i));
+      }
+      lists.add(args);
     }
-    byte[] value = new CommandRecord(topology.me(), request, args).encode();
+    byte[] value =
+        (transaction
+                ? CommandRecord.transaction(topology.me(), request, lists)
+                : new CommandRecord(topology.me(), request, lists.get(0)))
+            .encode();
     int partition = Slots.partition(slot, topology.partitions());
-    byte[] kafkaKey = command.size() > 1 ? command.arg(1) : null;
+    Command first = commands.get(0);
+    byte[] kafkaKey = first.size() > 1 ? first.arg(1) : null;
     if (!outgoing.offer(
         new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value)))) {
       reply.complete(TRY_AGAIN);
@@ -354,6 +375,31 @@ public final class ClusterLog implements AutoCloseable {
     }
   }
 
+  private static final Command MULTI = new Command(new byte[][] {"MULTI".getBytes()});
+  private static final Command EXEC = new Command(new byte[][] {"EXEC".getBytes()});
+  private static final Command DISCARD = new Command(new byte[][] {"DISCARD".getBytes()});
+
+  /** Runs a record's command, or its transaction as MULTI, the commands and EXEC. */
+  private Reply run(CommandRecord rec) {
+    if (!rec.transaction()) {
+      return applier.apply(new Command(rec.args().toArray(byte[][]::new)));
+    }
+    boolean done = false;
+    try {
+      applier.apply(MULTI);
+      for (List<byte[]> c : rec.commands()) {
+        applier.apply(new Command(c.toArray(byte[][]::new)));
+      }
+      Reply exec = applier.apply(EXEC);
+      done = true;
+      return exec;
+    } finally {
+      if (!done) {
+        applier.apply(DISCARD); // the applier's session must not stay in a transaction
+      }
+    }
+  }
+
   /** Records this node has applied (or skipped as unreadable) since it started. */
   public long applied() {
     return applied.get();
@@ -372,8 +418,8 @@ public final class ClusterLog implements AutoCloseable {
     journal.beginCommand();
     try {
       if (rec != null) {
-        Command command = new Command(rec.args().toArray(byte[][]::new));
-        reply = engine.at(r.timestamp(), () -> applier.apply(command));
+        CommandRecord applying = rec;
+        reply = engine.at(r.timestamp(), () -> run(applying));
       }
       journal.putMeta(
           offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());

@@ -14,20 +14,27 @@ import java.util.List;
  * offset  size  field (big-endian)
  * 0       4     magic "IDMR"
  * 4       1     version, 1
- * 5       1     flags, 0 (others are refused)
+ * 5       1     flags: 0, or 1 for a transaction (others are refused)
  * 6       2     origin: the index of the node that took the write in cluster-nodes, or 0xFFFF
  * 8       8     request: the origin's number for the write, which its reply waits for; 0 outside
+ * flags 0, one command:
  * 16      4     argc: the command's arguments, its name included, 1 to {@link #MAX_ARGS}
  * 20      ...   argc times: a u32 length, then that many bytes
+ * flags 1, a transaction (MULTI ... EXEC), applied as one and answered as EXEC:
+ * 16      4     count: its commands, 1 or more
+ * 20      ...   count times: a command as above (argc, then its arguments)
  * </pre>
  *
- * Reading checks every length against what is left before it allocates, so a bad record costs at
- * most its own size; anything that is not exactly this layout is a {@link BadRecordException}.
+ * A record carries at most {@link #MAX_ARGS} arguments in all. Reading checks every length against
+ * what is left before it allocates, so a bad record costs at most its own size; anything that is
+ * not exactly this layout is a {@link BadRecordException}.
  */
-public record CommandRecord(int origin, long request, List<byte[]> args) {
+public record CommandRecord(
+    int origin, long request, List<List<byte[]>> commands, boolean transaction) {
 
   static final int MAGIC = 0x49444D52; // "IDMR"
   static final byte VERSION = 1;
+  static final byte TRANSACTION = 1;
   static final int HEADER_BYTES = 20;
 
   /** The origin of a record written by a producer that is not an Idem node. */
@@ -47,10 +54,25 @@ public record CommandRecord(int origin, long request, List<byte[]> args) {
     if (origin < 0 || origin > OUTSIDE) {
       throw new IllegalArgumentException("origin (" + origin + ") must be in [0, 65535]");
     }
-    if (args.isEmpty() || args.size() > MAX_ARGS) {
-      throw new IllegalArgumentException("a command has 1 to " + MAX_ARGS + " arguments");
+    if (commands.isEmpty() || !transaction && commands.size() != 1) {
+      throw new IllegalArgumentException("a record holds one command, or a transaction of some");
     }
-    args = List.copyOf(args);
+    long total = 0;
+    for (List<byte[]> c : commands) {
+      if (c.isEmpty()) {
+        throw new IllegalArgumentException("a command has its name at least");
+      }
+      total += c.size();
+    }
+    if (total > MAX_ARGS) {
+      throw new IllegalArgumentException("a record has at most " + MAX_ARGS + " arguments");
+    }
+    commands = commands.stream().map(List::copyOf).toList();
+  }
+
+  /** One command. */
+  public CommandRecord(int origin, long request, List<byte[]> args) {
+    this(origin, request, List.of(args), false);
   }
 
   /** A record from a producer that is not Idem: no node waits for its reply. */
@@ -58,20 +80,41 @@ public record CommandRecord(int origin, long request, List<byte[]> args) {
     return new CommandRecord(OUTSIDE, 0, args);
   }
 
+  /** A transaction: its commands are applied as one, in order, and answered as EXEC. */
+  public static CommandRecord transaction(int origin, long request, List<List<byte[]>> commands) {
+    return new CommandRecord(origin, request, commands, true);
+  }
+
+  /** The command of a record that is not a transaction: its arguments, its name first. */
+  public List<byte[]> args() {
+    if (transaction) {
+      throw new IllegalStateException("a transaction has several commands: see commands()");
+    }
+    return commands.get(0);
+  }
+
   /** The record's value bytes. */
   public byte[] encode() {
-    long size = HEADER_BYTES;
-    for (byte[] a : args) {
-      size += 4L + a.length;
+    long size = HEADER_BYTES + (transaction ? 4L * commands.size() : 0);
+    for (List<byte[]> c : commands) {
+      for (byte[] a : c) {
+        size += 4L + a.length;
+      }
     }
     if (size > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("a record of " + size + " bytes is too large");
     }
     ByteBuffer b = ByteBuffer.allocate((int) size);
-    b.putInt(MAGIC).put(VERSION).put((byte) 0).putShort((short) origin).putLong(request);
-    b.putInt(args.size());
-    for (byte[] a : args) {
-      b.putInt(a.length).put(a);
+    b.putInt(MAGIC).put(VERSION).put(transaction ? TRANSACTION : 0);
+    b.putShort((short) origin).putLong(request);
+    if (transaction) {
+      b.putInt(commands.size());
+    }
+    for (List<byte[]> c : commands) {
+      b.putInt(c.size());
+      for (byte[] a : c) {
+        b.putInt(a.length).put(a);
+      }
     }
     return b.array();
   }
@@ -94,11 +137,43 @@ public record CommandRecord(int origin, long request, List<byte[]> args) {
       throw new BadRecordException("record version " + version + " is not one this node reads");
     }
     byte flags = b.get();
-    if (flags != 0) {
+    if (flags != 0 && flags != TRANSACTION) {
       throw new BadRecordException("record flags " + flags + " are not known");
     }
     int origin = Short.toUnsignedInt(b.getShort());
     long request = b.getLong();
+    int count = 1;
+    if (flags == TRANSACTION) {
+      if (b.remaining() < 4) {
+        throw new BadRecordException("a transaction without its count of commands");
+      }
+      count = b.getInt();
+      // Each command takes at least 8 bytes (its argc and one length): checked before sizing.
+      if (count < 1 || count > MAX_ARGS || count > b.remaining() / 8) {
+        throw new BadRecordException(
+            "a transaction of " + Integer.toUnsignedString(count) + " commands does not fit");
+      }
+    }
+    List<List<byte[]>> commands = new ArrayList<>(count);
+    long total = 0;
+    for (int c = 0; c < count; c++) {
+      List<byte[]> args = readCommand(b, c);
+      total += args.size();
+      if (total > MAX_ARGS) {
+        throw new BadRecordException("more than " + MAX_ARGS + " arguments in one record");
+      }
+      commands.add(args);
+    }
+    if (b.hasRemaining()) {
+      throw new BadRecordException(b.remaining() + " bytes after the last argument");
+    }
+    return new CommandRecord(origin, request, commands, flags == TRANSACTION);
+  }
+
+  private static List<byte[]> readCommand(ByteBuffer b, int command) throws BadRecordException {
+    if (b.remaining() < 4) {
+      throw new BadRecordException("command " + command + " has no argc");
+    }
     int argc = b.getInt();
     if (argc < 1 || argc > MAX_ARGS) {
       throw new BadRecordException("argc " + Integer.toUnsignedString(argc) + " is out of range");
@@ -126,9 +201,6 @@ public record CommandRecord(int origin, long request, List<byte[]> args) {
       b.get(a);
       args.add(a);
     }
-    if (b.hasRemaining()) {
-      throw new BadRecordException(b.remaining() + " bytes after the last argument");
-    }
-    return new CommandRecord(origin, request, args);
+    return args;
   }
 }

@@ -83,9 +83,10 @@ public final class Dispatcher {
         return redirect;
       }
     }
-    if (server.clusterLog() != null
-        && (spec.name().equals("multi") || spec.name().equals("exec"))) {
-      return "ERR MULTI is not supported yet on a cluster node with a log (docs/cluster.md)";
+    if (server.clusterLog() != null && spec.name().equals("watch") && !session.isApplier()) {
+      // A transaction is applied from the log, later and on every replica: no node can tell
+      // whether a watched key changed between WATCH and that moment.
+      return "ERR WATCH is not supported on a cluster node with a log (docs/cluster.md)";
     }
     // The log's applier is never refused for memory: the node that took the write checked it, and a
     // record every replica applies cannot depend on one replica's memory.
@@ -185,6 +186,32 @@ public final class Dispatcher {
    * other client sees or makes a change in between, and after a crash all of them are in the log or
    * none. The reply waits until all are durable.
    */
+  /**
+   * On a node with a log, a transaction that writes goes to the log as one record: its keys must
+   * share one slot, as Redis Cluster asks. Null when it only reads: it runs here and now.
+   */
+  private @Nullable Reply execThroughLog(
+      ClusterLog clusterLog, List<Command> queued, List<CommandSpec> specs) {
+    int slot = -1;
+    boolean writes = false;
+    for (int i = 0; i < queued.size(); i++) {
+      CommandSpec spec = specs.get(i);
+      Command c = queued.get(i);
+      if (spec.firstKey() <= 0 || c.size() <= spec.firstKey()) {
+        continue;
+      }
+      writes |= spec.has(CommandSpec.Flag.WRITE);
+      int s = Slots.of(c.arg(spec.firstKey()));
+      if (slot >= 0 && s != slot) {
+        return new Reply.Error(
+            "EXECABORT Transaction discarded because of: CROSSSLOT Keys in request don't hash to"
+                + " the same slot");
+      }
+      slot = s;
+    }
+    return writes ? new Reply.Deferred(clusterLog.submitTransaction(queued, slot)) : null;
+  }
+
   private Reply exec(Session session, Stats.CommandStats cs) {
     long start = System.nanoTime();
     session.touch("exec", System.currentTimeMillis());
@@ -207,6 +234,13 @@ public final class Dispatcher {
       String refusal = refusal(session, specs.get(i), queued.get(i));
       if (refusal != null) {
         return reject(server.stats(), cs, "EXECABORT Transaction discarded because of: " + refusal);
+      }
+    }
+    ClusterLog clusterLog = server.clusterLog();
+    if (clusterLog != null && !session.isApplier()) {
+      Reply logged = execThroughLog(clusterLog, queued, specs);
+      if (logged != null) {
+        return logged;
       }
     }
     List<byte[]> keys = lockedKeys(queued, specs);

@@ -42,6 +42,42 @@ class CommandRecordTest {
     }
   }
 
+  /**
+   * A transaction (flags 1), pinned by bytes Python's struct module wrote: b"IDMR", 1, 1, then
+   * {@code >HQ} origin 1 and request 7, {@code >I} 2 commands, each {@code >I} argc and {@code >I}
+   * length-prefixed arguments.
+   */
+  @Test
+  void aTransaction_isTheGoldenBytes_bothWays() throws Exception {
+    byte[] golden;
+    try (InputStream in =
+        CommandRecordTest.class.getResourceAsStream("/cluster/transaction-record-v1.bin")) {
+      golden = in.readAllBytes();
+    }
+    List<List<byte[]>> commands =
+        List.of(
+            List.of(b("BF.ADD"), b("{u42}:seen"), b("item-1")),
+            List.of(b("COUNTER.INCRBY"), b("{u42}:clicks"), b("*"), b("home"), b("1")));
+    assertThat(CommandRecord.transaction(1, 7, commands).encode()).isEqualTo(golden);
+    CommandRecord back = CommandRecord.decode(golden);
+    assertThat(back.transaction()).isTrue();
+    assertThat(back.commands()).hasSize(2);
+    assertThat(back.commands().get(1).get(3)).isEqualTo(b("home"));
+    // Cut anywhere, or with a count that lies, it is refused, never read past its end.
+    for (int cut = 0; cut < golden.length; cut++) {
+      byte[] part = java.util.Arrays.copyOf(golden, cut);
+      assertThatThrownBy(() -> CommandRecord.decode(part))
+          .isInstanceOf(CommandRecord.BadRecordException.class);
+    }
+    byte[] lying = golden.clone();
+    lying[19] = 3; // three commands, two there
+    assertThatThrownBy(() -> CommandRecord.decode(lying))
+        .isInstanceOf(CommandRecord.BadRecordException.class);
+    byte[] flags = golden.clone();
+    flags[5] = 2;
+    assertThatThrownBy(() -> CommandRecord.decode(flags)).hasMessageContaining("flags 2");
+  }
+
   @Test
   void outsideProducers_andEveryShape_roundTrip() throws Exception {
     SplittableRandom rnd = new SplittableRandom(20);
@@ -91,8 +127,12 @@ class CommandRecordTest {
     assertThatThrownBy(() -> CommandRecord.decode(version))
         .hasMessage("record version 2 is not one this node reads");
     byte[] flags = g.clone();
-    flags[5] = 1;
-    assertThatThrownBy(() -> CommandRecord.decode(flags)).hasMessageContaining("flags 1");
+    flags[5] = 4;
+    assertThatThrownBy(() -> CommandRecord.decode(flags)).hasMessageContaining("flags 4");
+    byte[] asTransaction = g.clone();
+    asTransaction[5] = 1; // a command read as a transaction: its argc (3) as the count, no room
+    assertThatThrownBy(() -> CommandRecord.decode(asTransaction))
+        .isInstanceOf(CommandRecord.BadRecordException.class);
     byte[] argc = g.clone();
     ByteBuffer.wrap(argc).putInt(16, Integer.MAX_VALUE);
     assertThatThrownBy(() -> CommandRecord.decode(argc)).hasMessageContaining("out of range");

@@ -148,6 +148,42 @@ class ClusterLogTest {
           producer.send(new ProducerRecord<>("idem", p, b("loaded"), value)).get();
         }
         eventually(c, 1L, "BF.EXISTS", "loaded", "x");
+
+        // A transaction is one record, applied as one and answered as EXEC.
+        assertThat(c.call("MULTI")).isEqualTo("OK");
+        assertThat(c.call("BF.ADD", "{u}:seen", "a")).isEqualTo("QUEUED");
+        assertThat(c.call("BF.EXISTS", "{u}:seen", "a")).isEqualTo("QUEUED");
+        assertThat(c.call("COUNTER.INCRBY", "{u}:clicks", "*", "home", "1")).isEqualTo("QUEUED");
+        assertThat(render(c.call("EXEC"))).isEqualTo("[1, 1, 2]");
+        int p = Slots.partition(Slots.of(b("{u}")), 4);
+        try (KafkaConsumer<byte[], byte[]> consumer =
+            new KafkaConsumer<>(
+                Map.of(
+                    "bootstrap.servers", broker.bootstrapServers(),
+                    "key.deserializer", ByteArrayDeserializer.class.getName(),
+                    "value.deserializer", ByteArrayDeserializer.class.getName(),
+                    "auto.offset.reset", "earliest"))) {
+          consumer.assign(List.of(new TopicPartition("idem", p)));
+          List<CommandRecord> records = new ArrayList<>();
+          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          while (records.isEmpty() && System.nanoTime() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+              CommandRecord rec = CommandRecord.decode(r.value());
+              if (rec.transaction()) {
+                records.add(rec);
+              }
+            }
+          }
+          assertThat(records).hasSize(1);
+          assertThat(records.get(0).commands()).hasSize(3);
+        }
+        assertThat(c.call("MULTI")).isEqualTo("OK");
+        assertThat(c.call("BF.ADD", "x", "a")).isEqualTo("QUEUED");
+        assertThat(c.call("BF.ADD", "y", "a")).isEqualTo("QUEUED");
+        assertThat(render(c.call("EXEC"))).contains("EXECABORT").contains("CROSSSLOT");
+        assertThat(c.call("EXISTS", "x")).isEqualTo(0L); // nothing ran
+        assertThat(c.call("EXISTS", "y")).isEqualTo(0L);
+        assertThat(render(c.call("WATCH", "x"))).contains("WATCH is not supported");
       }
 
       // Restarted on the same data: it resumes after the last record applied.

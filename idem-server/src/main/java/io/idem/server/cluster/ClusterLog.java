@@ -77,6 +77,18 @@ public final class ClusterLog implements AutoCloseable {
   private Map<TopicPartition, Long> catchUpTo;
 
   private volatile ClusterMembership membership;
+
+  /** Asks the brokers where partitions end, for WAITLOG. */
+  private final Admin admin;
+
+  /** The next offset to apply, by partition: what WAITLOG waits on. */
+  private final long[] nextOffset;
+
+  /** WAITLOG's waiters, by partition: the offset each waits for, and its reply. */
+  private final List<java.util.PriorityQueue<Waiter>> waiters;
+
+  private record Waiter(long offset, CompletableFuture<Long> done) {}
+
   private final AtomicLong applied = new AtomicLong();
   private volatile boolean closing;
 
@@ -106,6 +118,13 @@ public final class ClusterLog implements AutoCloseable {
     this.journal = journal;
     this.applier = applier;
     ensureTopic(bootstrap);
+    nextOffset = new long[topology.partitions()];
+    waiters = new ArrayList<>(topology.partitions());
+    for (int p = 0; p < topology.partitions(); p++) {
+      waiters.add(
+          new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(Waiter::offset)));
+    }
+    admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
     producer =
         new KafkaProducer<>(
             Map.of(
@@ -158,6 +177,7 @@ public final class ClusterLog implements AutoCloseable {
       } else {
         consumer.seek(tp, ByteBuffer.wrap(next).getLong());
       }
+      nextOffset[tp.partition()] = consumer.position(tp);
     }
     catchUpTo = new HashMap<>(consumer.endOffsets(mine, Duration.ofSeconds(30)));
     tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
@@ -400,6 +420,65 @@ public final class ClusterLog implements AutoCloseable {
     }
   }
 
+  /**
+   * WAITLOG: completes once this node has applied the slot's partition up to where it ended when
+   * asked, so a read after it sees every write acknowledged before; with the records waited for, or
+   * exceptionally after {@code timeoutMillis}.
+   */
+  public CompletableFuture<Long> waitApplied(int slot, long timeoutMillis) {
+    int partition = Slots.partition(slot, topology.partitions());
+    long from;
+    synchronized (waiters) {
+      from = nextOffset[partition];
+    }
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    admin
+        .listOffsets(
+            Map.of(
+                new TopicPartition(topic, partition),
+                org.apache.kafka.clients.admin.OffsetSpec.latest()))
+        .all()
+        .whenComplete(
+            (offsets, e) -> {
+              if (e != null) {
+                done.completeExceptionally(e);
+                return;
+              }
+              long end = offsets.values().iterator().next().offset();
+              synchronized (waiters) {
+                if (nextOffset[partition] < end) {
+                  waiters.get(partition).add(new Waiter(end, done));
+                  return;
+                }
+              }
+              done.complete(end);
+            });
+    done.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (end, e) -> {
+              if (e != null) {
+                synchronized (waiters) {
+                  waiters.get(partition).removeIf(w -> w.done() == done);
+                }
+              }
+            });
+    return done.thenApply(end -> Math.max(0, end - from));
+  }
+
+  private void advanced(int partition, long next) {
+    List<Waiter> ready = new ArrayList<>();
+    synchronized (waiters) {
+      nextOffset[partition] = next;
+      java.util.PriorityQueue<Waiter> q = waiters.get(partition);
+      while (!q.isEmpty() && q.peek().offset() <= next) {
+        ready.add(q.poll());
+      }
+    }
+    for (Waiter w : ready) {
+      w.done().complete(w.offset()); // the completions run outside the lock
+    }
+  }
+
   /** Records this node has applied (or skipped as unreadable) since it started. */
   public long applied() {
     return applied.get();
@@ -427,6 +506,7 @@ public final class ClusterLog implements AutoCloseable {
       journal.endCommand();
     }
     applied.incrementAndGet();
+    advanced(r.partition(), r.offset() + 1);
     if (rec != null && rec.origin() == topology.me()) {
       CompletableFuture<Reply> f = pending.remove(rec.request());
       if (f != null) {
@@ -455,6 +535,7 @@ public final class ClusterLog implements AutoCloseable {
     }
     producer.close(Duration.ofSeconds(5));
     consumer.close(Duration.ofSeconds(5));
+    admin.close(Duration.ofSeconds(5));
     failAll("ERR the node stopped before the write was applied");
   }
 }

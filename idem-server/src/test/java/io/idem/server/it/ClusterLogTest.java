@@ -408,6 +408,7 @@ class ClusterLogTest {
             eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
           }
           assertThat(cb.call("BF.ADD", "k-0", "x")).isEqualTo(0L); // b's answer, from b's state
+          assertThat(render(cb.call("WAITLOG", "w-0", "-1"))).contains("negative");
           // TOPK's coin flips come from the record, not from each node: the sketches stay equal.
           // Three buckets, three heavy items among many light ones: the counts the coin flips
           // leave differ from one seed to another (seen with a seed drawn on each node).
@@ -447,8 +448,21 @@ class ClusterLogTest {
         for (int i = 50; i < 100; i++) {
           assertThat(ca.call("BF.ADD", "k-" + i, "x")).isEqualTo(1L);
         }
+        for (int i = 0; i < 3000; i++) {
+          ca.send("COUNTER.INCRBY", "{late}", "*", "n", "1");
+        }
+        ca.flush();
+        for (int i = 0; i < 3000; i++) {
+          assertThat(ca.read()).isEqualTo(2L); // counted at both default resolutions
+        }
         b = replica(broker, "b", ports);
         try (RespClient cb = new RespClient(ports[1])) {
+          // b answers as soon as it listens, while it still catches up; a read after WAITLOG sees
+          // every write acknowledged before it (without WAITLOG this read falls short: checked).
+          assertThat(cb.call("WAITLOG", "{late}", "20000")).isInstanceOf(Long.class);
+          assertThat(render(cb.call("COUNTER.QUERY", "{late}", "*", "1h", "NAMES", "n")))
+              .as("read after WAITLOG")
+              .isEqualTo("[[3000]]");
           for (int i = 0; i < 100; i++) {
             eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
           }

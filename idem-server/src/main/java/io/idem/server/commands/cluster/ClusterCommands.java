@@ -2,8 +2,10 @@ package io.idem.server.commands.cluster;
 
 import static io.idem.server.dispatch.CommandSpec.Flag.FAST;
 import static io.idem.server.dispatch.CommandSpec.Flag.LOADING;
+import static io.idem.server.dispatch.CommandSpec.Flag.READONLY;
 import static io.idem.server.dispatch.CommandSpec.Flag.STALE;
 import static io.idem.server.dispatch.CommandSpec.command;
+import static io.idem.server.dispatch.Documented.doc;
 
 import io.idem.server.dispatch.CommandSpec;
 import io.idem.server.dispatch.Container;
@@ -76,6 +78,10 @@ public final class ClusterCommands {
         command("cluster", -2, CLUSTER).build(),
         command("readonly", 1, ClusterHandlers::ok).flags(LOADING, STALE, FAST).build(),
         command("readwrite", 1, ClusterHandlers::ok).flags(LOADING, STALE, FAST).build(),
-        command("asking", 1, ClusterHandlers::ok).flags(FAST).build());
+        command("asking", 1, ClusterHandlers::ok).flags(FAST).build(),
+        command("waitlog", 3, doc("key timeout", ClusterHandlers::waitLog))
+            .flags(READONLY)
+            .key()
+            .build());
   }
 }

@@ -4,6 +4,7 @@ import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.cluster.Slots;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Parse;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,6 +170,36 @@ final class ClusterHandlers {
     }
     String text = b.toString();
     return new Reply.Verbatim("txt", text); // a bulk string under RESP2
+  }
+
+  /**
+   * WAITLOG key timeout: waits until this node has applied the key's partition up to where the log
+   * ended when asked, so the reads that follow see every write acknowledged before, whichever node
+   * took it. Replies the records waited for; 0 at once where a write is applied before it is
+   * acknowledged (alone, or a cluster without a log). A timeout of 0 waits as long as it takes.
+   */
+  static Reply waitLog(Call call) {
+    long timeout = Parse.longArg(call.arg(2), "ERR timeout is not an integer or out of range");
+    if (timeout < 0) {
+      throw CommandException.err("timeout is negative");
+    }
+    var clusterLog = call.server().clusterLog();
+    if (clusterLog == null) {
+      return Reply.ZERO;
+    }
+    var waited =
+        clusterLog.waitApplied(Slots.of(call.arg(1)), timeout == 0 ? Long.MAX_VALUE : timeout);
+    return new Reply.Deferred(
+        waited.handle(
+            (n, e) ->
+                e == null
+                    ? Reply.integer(n)
+                    : Reply.err(
+                        e instanceof java.util.concurrent.TimeoutException
+                                || e.getCause() instanceof java.util.concurrent.TimeoutException
+                            ? "WAITLOG timed out before this node applied the log up to its end"
+                            : "WAITLOG could not ask Kafka where the log ends: "
+                                + (e.getCause() == null ? e : e.getCause()).getMessage())));
   }
 
   /** READONLY, READWRITE, ASKING: OK in a cluster, where each node serves its own slots. */

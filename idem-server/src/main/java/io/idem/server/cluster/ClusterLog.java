@@ -125,6 +125,9 @@ public final class ClusterLog implements AutoCloseable {
           new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(Waiter::offset)));
     }
     admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+    // linger.ms 0: a write waits for nothing before it is sent (1 ms doubled the median latency of
+    // one write at a time: docs/benchmarks/cluster.md); under load, records batch up on their own
+    // while earlier requests are in flight.
     producer =
         new KafkaProducer<>(
             Map.of(
@@ -135,7 +138,7 @@ public final class ClusterLog implements AutoCloseable {
                 "acks",
                 "all",
                 "linger.ms",
-                "1",
+                "0",
                 "max.block.ms",
                 Long.toString(options.writeTimeoutMillis() / 2),
                 "request.timeout.ms",

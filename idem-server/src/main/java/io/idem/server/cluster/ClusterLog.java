@@ -125,7 +125,7 @@ public final class ClusterLog implements AutoCloseable {
           new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(Waiter::offset)));
     }
     admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
-    // linger.ms 0: a write waits for nothing before it is sent (1 ms doubled the median latency of
+    // linger.ms 0: a write waits for nothing before it is sent (a linger showed in the latency of
     // one write at a time: docs/benchmarks/cluster.md); under load, records batch up on their own
     // while earlier requests are in flight.
     producer =

@@ -173,14 +173,26 @@ public final class ClusterLog implements AutoCloseable {
       }
     }
     consumer.assign(mine);
+    Map<TopicPartition, Long> starts = consumer.beginningOffsets(mine, Duration.ofSeconds(30));
     for (TopicPartition tp : mine) {
-      byte[] next = journal.meta(offsetName(tp.partition()));
-      if (next == null) {
-        consumer.seekToBeginning(List.of(tp));
-      } else {
-        consumer.seek(tp, ByteBuffer.wrap(next).getLong());
+      byte[] stored = journal.meta(offsetName(tp.partition()));
+      long next = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
+      long start = starts.getOrDefault(tp, 0L);
+      if (next < start) {
+        // Retention deleted records this node never applied: serving would hide the hole.
+        close(producer, consumer, admin);
+        throw new IllegalStateException(
+            "partition "
+                + tp.partition()
+                + ": this node's state ends at offset "
+                + next
+                + " but the log now starts at "
+                + start
+                + " (retention passed it); start the node from a newer checkpoint"
+                + " (docs/cluster.md, a node that joins)");
       }
-      nextOffset[tp.partition()] = consumer.position(tp);
+      consumer.seek(tp, next);
+      nextOffset[tp.partition()] = next;
     }
     catchUpTo = new HashMap<>(consumer.endOffsets(mine, Duration.ofSeconds(30)));
     tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
@@ -514,6 +526,16 @@ public final class ClusterLog implements AutoCloseable {
       CompletableFuture<Reply> f = pending.remove(rec.request());
       if (f != null) {
         f.complete(reply);
+      }
+    }
+  }
+
+  private static void close(AutoCloseable... clients) {
+    for (AutoCloseable c : clients) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.debug("closing a Kafka client after a failed start", e);
       }
     }
   }

@@ -1,7 +1,9 @@
 package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.server.cluster.CommandProducer;
 import io.idem.server.cluster.CommandRecord;
 import io.idem.server.cluster.KafkaBroker;
 import io.idem.server.cluster.Slots;
@@ -15,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -148,6 +152,43 @@ class ClusterLogTest {
           producer.send(new ProducerRecord<>("idem", p, b("loaded"), value)).get();
         }
         eventually(c, 1L, "BF.EXISTS", "loaded", "x");
+        // The same through the producer helper: a command, and a transaction at an old time.
+        try (CommandProducer idem =
+            new CommandProducer(new KafkaProducer<>(producerConfig), "idem", 4)) {
+          idem.send("BF.ADD", "loaded", "y").get();
+          idem.sendTransaction(
+                  List.of(
+                      List.of("BF.ADD", "{job}:seen", "e-1"),
+                      List.of("COUNTER.INCRBY", "{job}:n", "*", "e", "5")))
+              .get();
+          long anHourAgo = System.currentTimeMillis() - 3_600_000;
+          idem.send("COUNTER.INCRBY", "{job}:n", "*", "e", "7"); // now, beside the one an hour ago
+          KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(producerConfig);
+          try (raw) {
+            raw.send(
+                    idem.record(
+                        anHourAgo,
+                        List.of(
+                            List.of(b("COUNTER.INCRBY"), b("{job}:n"), b("*"), b("e"), b("1")))))
+                .get();
+          }
+          assertThatThrownBy(
+                  () ->
+                      idem.sendTransaction(
+                          List.of(List.of("BF.ADD", "x", "1"), List.of("BF.ADD", "y", "1"))))
+              .hasMessageContaining("one slot");
+        }
+        eventually(c, 1L, "BF.EXISTS", "loaded", "y");
+        eventually(c, 1L, "BF.EXISTS", "{job}:seen", "e-1");
+        // "*" is each record's time: 5 and 7 in the last minute, the old 1 only in the last 2 h.
+        String since = Long.toString(System.currentTimeMillis());
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        String counts = "";
+        while (!counts.equals("[[12, 13]]") && System.nanoTime() < deadline) {
+          counts = render(c.call("COUNTER.QUERY", "{job}:n", since, "1m", "2h", "NAMES", "e"));
+          Thread.sleep(50);
+        }
+        assertThat(counts).isEqualTo("[[12, 13]]");
 
         // A transaction is one record, applied as one and answered as EXEC.
         assertThat(c.call("MULTI")).isEqualTo("OK");
@@ -165,11 +206,11 @@ class ClusterLogTest {
                     "auto.offset.reset", "earliest"))) {
           consumer.assign(List.of(new TopicPartition("idem", p)));
           List<CommandRecord> records = new ArrayList<>();
-          long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-          while (records.isEmpty() && System.nanoTime() < deadline) {
+          long txDeadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+          while (records.isEmpty() && System.nanoTime() < txDeadline) {
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
               CommandRecord rec = CommandRecord.decode(r.value());
-              if (rec.transaction()) {
+              if (rec.transaction() && rec.origin() == 0) { // the node's, not the helper's
                 records.add(rec);
               }
             }
@@ -190,7 +231,7 @@ class ClusterLogTest {
       try (ServerHarness node = node(broker, port);
           RespClient c = new RespClient(port)) {
         assertThat(c.call("BF.CARD", "seen")).isEqualTo(1L);
-        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(1L);
+        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(2L); // x and y
         assertThat(claim(c.call("DEDUP.CLAIM", "d", "id-1", "w2"))).isEqualTo("duplicate w1");
         assertThat(c.call("BF.ADD", "seen", "b")).isEqualTo(1L);
         assertThat(c.call("BF.CARD", "seen")).isEqualTo(2L);
@@ -311,6 +352,51 @@ class ClusterLogTest {
       assertThat(c.call("PING")).isEqualTo("PONG");
       assertThat(c.call("BF.EXISTS", "seen", "a")).isEqualTo(1L);
       assertThat(c.call("BF.EXISTS", "seen", "b")).isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void aNodeWhoseRecordsRetentionDeleted_refusesToStart() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int port = freePort();
+      try (ServerHarness node = node(broker, port);
+          RespClient c = new RespClient(port)) {
+        for (int i = 0; i < 20; i++) {
+          assertThat(c.call("BF.ADD", "{r}", "x-" + i)).isEqualTo(1L);
+        }
+      }
+      // Retention (here deleteRecords) removes the log's first records: a node with no state
+      // cannot rebuild that partition from the log any more.
+      int p = Slots.partition(Slots.of(b("{r}")), 4);
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+        admin
+            .deleteRecords(Map.of(new TopicPartition("idem", p), RecordsToDelete.beforeOffset(5)))
+            .all()
+            .get();
+      }
+      assertThatThrownBy(
+              () ->
+                  new ServerHarness(
+                      dir.resolve("empty"),
+                      "port",
+                      Integer.toString(port),
+                      "cluster-enabled",
+                      "yes",
+                      "cluster-node",
+                      "a",
+                      "cluster-nodes",
+                      "a=127.0.0.1:" + port,
+                      "cluster-partitions",
+                      "4",
+                      "cluster-log",
+                      broker.bootstrapServers()))
+          .hasMessageContaining("partition " + p + ": this node's state ends at offset 0")
+          .hasMessageContaining("the log now starts at 5");
+      // The node that applied them all starts: its state goes past the deleted records.
+      try (ServerHarness node = node(broker, port);
+          RespClient c = new RespClient(port)) {
+        assertThat(c.call("BF.CARD", "{r}")).isEqualTo(20L);
+      }
     }
   }
 

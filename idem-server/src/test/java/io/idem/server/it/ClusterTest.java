@@ -239,4 +239,84 @@ class ClusterTest {
         .isInstanceOf(IdemServer.StartException.class)
         .hasMessageContaining("'b=nowhere' is not name=host:port");
   }
+
+  /**
+   * One logical filter across every partition (docs/cluster.md): a key a partition, picked from the
+   * item, so a lookup is one command on one node and lookups of many items group by key.
+   */
+  static final class ShardedFilter {
+    final List<String> keys = new ArrayList<>();
+
+    /** One key a partition: for each, the first tag s0, s1, ... whose slot falls in it. */
+    ShardedFilter(String name, int partitions) {
+      String[] byPartition = new String[partitions];
+      int found = 0;
+      for (int t = 0; found < partitions; t++) {
+        String key = name + ":{s" + t + "}";
+        int p = Slots.partition(Slots.of(b(key)), partitions);
+        if (byPartition[p] == null) {
+          byPartition[p] = key;
+          found++;
+        }
+      }
+      keys.addAll(List.of(byPartition));
+    }
+
+    String keyOf(String item) {
+      return keys.get(Math.floorMod(item.hashCode() * 0x9E3779B9, keys.size()));
+    }
+  }
+
+  @Test
+  void oneLogicalFilter_spreadOverEveryPartition_byAKeyPickedFromTheItem() throws Exception {
+    ShardedFilter seen = new ShardedFilter("seen", 6);
+    Set<HostAndPort> seeds = Set.of(new HostAndPort("127.0.0.1", ports[0]));
+    try (JedisCluster jedis = new JedisCluster(seeds)) {
+      for (String key : seen.keys) {
+        jedis.sendCommand(b(key), () -> b("BF.RESERVE"), b(key), b("0.001"), b("1000"));
+      }
+      long added = 0;
+      for (int i = 0; i < 2000; i++) {
+        String item = "item-" + i;
+        String key = seen.keyOf(item);
+        Object r = jedis.sendCommand(b(key), () -> b("BF.ADD"), b(key), b(item));
+        added += Boolean.TRUE.equals(r) || Long.valueOf(1).equals(r) ? 1 : 0;
+      }
+      // Lookups of many items: one BF.MEXISTS a key.
+      java.util.Map<String, List<String>> byKey = new java.util.TreeMap<>();
+      for (int i = 0; i < 4000; i++) {
+        String item = "item-" + i; // the first 2000 were added, the rest not
+        byKey.computeIfAbsent(seen.keyOf(item), k -> new ArrayList<>()).add(item);
+      }
+      int falsePositives = 0;
+      for (var e : byKey.entrySet()) {
+        List<byte[]> args = new ArrayList<>(List.of(b(e.getKey())));
+        e.getValue().forEach(item -> args.add(b(item)));
+        List<?> found =
+            (List<?>)
+                jedis.sendCommand(
+                    b(e.getKey()), () -> b("BF.MEXISTS"), args.toArray(byte[][]::new));
+        for (int j = 0; j < found.size(); j++) {
+          boolean hit = Boolean.TRUE.equals(found.get(j)) || Long.valueOf(1).equals(found.get(j));
+          int n = Integer.parseInt(e.getValue().get(j).substring(5));
+          if (n < 2000) {
+            assertThat(hit).as("item-" + n + " was added").isTrue();
+          } else if (hit) {
+            falsePositives++;
+          }
+        }
+      }
+      assertThat(falsePositives).isLessThan(20); // 1 in 1000 configured: about 2 of 2000
+      long cards = 0;
+      for (String key : seen.keys) {
+        cards += (Long) jedis.sendCommand(b(key), () -> b("BF.CARD"), b(key));
+      }
+      assertThat(cards).isEqualTo(added);
+    }
+    for (int i = 0; i < 3; i++) {
+      try (RespClient c = new RespClient(ports[i])) {
+        assertThat(c.call("DBSIZE")).as("node " + i).isEqualTo(2L); // two partitions a node
+      }
+    }
+  }
 }

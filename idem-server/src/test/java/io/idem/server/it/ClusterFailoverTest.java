@@ -6,6 +6,9 @@ import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.cluster.CommandRecord;
 import io.idem.server.cluster.KafkaBroker;
 import io.idem.server.cluster.Slots;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -217,6 +221,50 @@ class ClusterFailoverTest {
     return model;
   }
 
+  /**
+   * With a node down, Lettuce's cluster client (a new one: it reads the map the survivors give) and
+   * {@code redis-cli -c} write to its slots through the node that took them over.
+   */
+  private void otherClientsReachTheSlotsOf(int victim, ClusterTopology topology) throws Exception {
+    int[] range = topology.slotRange(victim);
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; keys.size() < 21; k++) {
+      int slot = Slots.of(b("other:" + k));
+      if (slot >= range[0] && slot <= range[1]) {
+        keys.add("other:" + k);
+      }
+    }
+    int survivor = (victim + 1) % 3;
+    RedisClusterClient client =
+        RedisClusterClient.create(RedisURI.create("redis://127.0.0.1:" + ports[survivor]));
+    try (StatefulRedisClusterConnection<String, String> conn = client.connect()) {
+      for (String key : keys.subList(1, keys.size())) {
+        assertThat(conn.sync().pfadd(key, "a", "b")).isEqualTo(1L);
+        assertThat(conn.sync().pfcount(key)).isEqualTo(2L);
+      }
+      String acting = conn.getPartitions().getPartitionBySlot(range[0]).getUri().toString();
+      assertThat(acting)
+          .as("the acting primary of the killed node's slots")
+          .contains(":" + ports[(victim + 1) % 3]);
+    } finally {
+      client.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+    Process p =
+        new ProcessBuilder(
+                "redis-cli",
+                "-c",
+                "-p",
+                Integer.toString(ports[survivor]),
+                "BF.ADD",
+                keys.get(0),
+                "x")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(out).isEqualTo("1");
+  }
+
   @Test
   void killedNodes_loseNoAcknowledgedWrite_andEveryNodeConvergesToTheLog() throws Exception {
     for (int i = 0; i < 3; i++) {
@@ -258,6 +306,9 @@ class ClusterFailoverTest {
           assertThat(servedAfter)
               .as("writes to %s's slots after its kill", NAMES[victim])
               .isPositive();
+          if (round == 0) {
+            otherClientsReachTheSlotsOf(victim, topology);
+          }
           start(victim);
           awaitLiveView(); // back once it has caught up
         }

@@ -5,6 +5,7 @@ import io.idem.server.engine.Engine;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Reply;
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,18 +17,23 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -42,24 +48,17 @@ import org.slf4j.LoggerFactory;
  * next offset in the same journal command as the changes, so a restart resumes after the last
  * record applied, with nothing missing and nothing applied twice. The reply to the client that sent
  * the write is what applying its record computed.
+ *
+ * <p>Threads: the tailer owns the consumer and the membership (it joins once caught up and leaves
+ * when it stops); the sender owns the producer's sends; event loops only queue records, register
+ * replies and WAITLOG waiters.
  */
 public final class ClusterLog implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ClusterLog.class);
 
-  private final ClusterTopology topology;
-  private final String topic;
-  private final Engine engine;
-  private final Journal journal;
-  private final Function<Command, Reply> applier;
-  private final Supplier<@Nullable String> journalFailure;
-  private final KafkaProducer<byte[], byte[]> producer;
-  private final KafkaConsumer<byte[], byte[]> consumer;
-  private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
-  private final AtomicLong requests = new AtomicLong();
-  private final Thread tailer;
-  private final String bootstrap;
-  private final Options options;
+  /** Writes waiting for their record to be applied, at most: more are answered TRYAGAIN. */
+  static final int MAX_PENDING = 100_000;
 
   /**
    * How a node uses the log.
@@ -67,40 +66,63 @@ public final class ClusterLog implements AutoCloseable {
    * @param bootstrap Kafka's bootstrap servers
    * @param topic the topic of the cluster's log
    * @param nodeTimeoutMillis how long a node may be silent before the others count it as failed
-   * @param writeTimeoutMillis how long a write may wait for Kafka to take it; its client hears of a
-   *     failure by then, and of a record not applied a little later
+   * @param writeTimeoutMillis how long a write may wait for Kafka to take it; a write not applied
+   *     within twice this is answered with an error
    */
   public record Options(
       String bootstrap, String topic, long nodeTimeoutMillis, long writeTimeoutMillis) {}
 
-  /** Each served partition's end offset at start: membership waits until the tailer is there. */
-  private Map<TopicPartition, Long> catchUpTo;
-
-  private volatile ClusterMembership membership;
-
-  /** Asks the brokers where partitions end, for WAITLOG. */
+  private final ClusterTopology topology;
+  private final Options options;
+  private final String topic;
+  private final Engine engine;
+  private final Journal journal;
+  private final Function<Command, Reply> applier;
+  private final ToIntFunction<Command> logSlot;
+  private final Supplier<@Nullable String> journalFailure;
   private final Admin admin;
-
-  /** The next offset to apply, by partition: what WAITLOG waits on. */
-  private final long[] nextOffset;
-
-  /** WAITLOG's waiters, by partition: the offset each waits for, and its reply. */
-  private final List<java.util.PriorityQueue<Waiter>> waiters;
-
-  private record Waiter(long offset, CompletableFuture<Long> done) {}
-
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
+  private final AppliedOffsets offsets;
   private final AtomicLong applied = new AtomicLong();
+
+  /**
+   * Request numbers: a random start for each process, so a record this node wrote before a restart,
+   * applied again while it catches up, never answers a write of this run.
+   */
+  private final AtomicLong requests = new AtomicLong(new SecureRandom().nextLong() >>> 1);
+
+  /** Records on their way to the producer: an event loop must never wait for Kafka. */
+  private final BlockingQueue<Outgoing> outgoing = new ArrayBlockingQueue<>(10_000);
+
+  private record Outgoing(long request, ProducerRecord<byte[], byte[]> record) {}
+
+  /** Each served partition's end offset at start: the tailer joins the live nodes there. */
+  private @Nullable Map<TopicPartition, Long> catchUpTo;
+
+  /** The live-node membership, owned by the tailer: null until it caught up, and after it stops. */
+  private @Nullable ClusterMembership membership;
+
+  private volatile boolean caughtUp;
+  private volatile @Nullable String stopped;
+  private volatile @Nullable String membershipError;
   private volatile boolean closing;
+  private final Thread tailer;
+  private final Thread sender;
 
   /**
    * Connects to the brokers, makes sure the topic has the cluster's partitions (creating it if it
-   * is missing), and starts tailing this node's partitions from the stored offsets.
+   * is missing), and starts tailing this node's partitions from the stored offsets. Until it has
+   * caught up, this node counts itself as not live, so it sends clients of its slots to a replica.
    *
    * @param applier runs one command of a record on this node, as a client's would be run
+   * @param logSlot the slot of a command the log may carry (a keyed data command), or -1: anything
+   *     else in a record is skipped, so no record can stop a node or leave its session in MULTI
    * @param journalFailure why the journal cannot be written, or null while it can: the tailer stops
-   *     at the first record it meets after a failure, rather than skip it
-   * @throws IllegalStateException if the topic exists with another partition count, or the brokers
-   *     cannot be reached
+   *     rather than skip a record
+   * @throws IllegalStateException if the topic exists with another partition count, the brokers
+   *     cannot be reached, or the log no longer holds (or never held) this node's offsets
    */
   public ClusterLog(
       ClusterTopology topology,
@@ -108,79 +130,88 @@ public final class ClusterLog implements AutoCloseable {
       Engine engine,
       Journal journal,
       Function<Command, Reply> applier,
+      ToIntFunction<Command> logSlot,
       Supplier<@Nullable String> journalFailure) {
-    this.journalFailure = journalFailure;
     this.topology = topology;
     this.options = options;
-    this.bootstrap = options.bootstrap();
     this.topic = options.topic();
     this.engine = engine;
     this.journal = journal;
     this.applier = applier;
-    ensureTopic(bootstrap);
-    nextOffset = new long[topology.partitions()];
-    waiters = new ArrayList<>(topology.partitions());
-    for (int p = 0; p < topology.partitions(); p++) {
-      waiters.add(
-          new java.util.PriorityQueue<>(java.util.Comparator.comparingLong(Waiter::offset)));
+    this.logSlot = logSlot;
+    this.journalFailure = journalFailure;
+    this.offsets = new AppliedOffsets(topology.partitions());
+    Admin a = null;
+    KafkaProducer<byte[], byte[]> p = null;
+    KafkaConsumer<byte[], byte[]> c = null;
+    try {
+      a = Admin.create(Map.of("bootstrap.servers", options.bootstrap()));
+      ensureTopic(a);
+      p = newProducer(topology, options);
+      c = newConsumer(topology, options);
+      seekStoredOffsets(c);
+    } catch (RuntimeException e) {
+      closeQuietly(c, p, a);
+      throw e;
     }
-    admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+    admin = a;
+    producer = p;
+    consumer = c;
+    // Until it has caught up this node is not live; the others are as the group says now.
+    topology.setLive(ClusterMembership.currentMembers(a, topic, topology.self().name()));
+    tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
+    sender = Thread.ofPlatform().name("idem-producer").daemon().start(this::send);
+  }
+
+  private static KafkaProducer<byte[], byte[]> newProducer(ClusterTopology t, Options o) {
     // linger.ms 0: a write waits for nothing before it is sent (a linger showed in the latency of
     // one write at a time: docs/benchmarks/cluster.md); under load, records batch up on their own
     // while earlier requests are in flight.
-    producer =
-        new KafkaProducer<>(
-            Map.of(
-                "bootstrap.servers",
-                bootstrap,
-                "enable.idempotence",
-                "true",
-                "acks",
-                "all",
-                "linger.ms",
-                "0",
-                "max.block.ms",
-                Long.toString(options.writeTimeoutMillis() / 2),
-                "request.timeout.ms",
-                Long.toString(options.writeTimeoutMillis() / 2),
-                "delivery.timeout.ms",
-                Long.toString(options.writeTimeoutMillis()),
-                "client.id",
-                "idem-" + topology.self().name(),
-                "key.serializer",
-                ByteArraySerializer.class.getName(),
-                "value.serializer",
-                ByteArraySerializer.class.getName()));
-    consumer =
-        new KafkaConsumer<>(
-            Map.of(
-                "bootstrap.servers",
-                bootstrap,
-                "enable.auto.commit",
-                "false",
-                "auto.offset.reset",
-                "earliest",
-                "client.id",
-                "idem-tailer-" + topology.self().name(),
-                "key.deserializer",
-                ByteArrayDeserializer.class.getName(),
-                "value.deserializer",
-                ByteArrayDeserializer.class.getName()));
+    Map<String, Object> config = new HashMap<>();
+    config.put("bootstrap.servers", o.bootstrap());
+    config.put("enable.idempotence", "true");
+    config.put("acks", "all");
+    config.put("linger.ms", "0");
+    config.put("max.block.ms", Long.toString(o.writeTimeoutMillis() / 2));
+    config.put("request.timeout.ms", Long.toString(o.writeTimeoutMillis() / 2));
+    config.put("delivery.timeout.ms", Long.toString(o.writeTimeoutMillis()));
+    config.put("client.id", "idem-" + t.self().name());
+    config.put("key.serializer", ByteArraySerializer.class.getName());
+    config.put("value.serializer", ByteArraySerializer.class.getName());
+    return new KafkaProducer<>(config);
+  }
+
+  private static KafkaConsumer<byte[], byte[]> newConsumer(ClusterTopology t, Options o) {
+    // auto.offset.reset none: a position the log no longer (or never) held is an error the tailer
+    // stops on, never a silent jump that would skip records or apply them twice.
+    Map<String, Object> config = new HashMap<>();
+    config.put("bootstrap.servers", o.bootstrap());
+    config.put("enable.auto.commit", "false");
+    config.put("auto.offset.reset", "none");
+    config.put("client.id", "idem-tailer-" + t.self().name());
+    config.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    config.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    return new KafkaConsumer<>(config);
+  }
+
+  /** Assigns the served partitions and seeks each to its stored offset, checked against the log. */
+  private void seekStoredOffsets(KafkaConsumer<byte[], byte[]> c) {
     List<TopicPartition> mine = new ArrayList<>();
     for (int p = 0; p < topology.partitions(); p++) {
       if (topology.servesPartition(p)) {
         mine.add(new TopicPartition(topic, p)); // as the primary or as a replica: the same records
       }
     }
-    consumer.assign(mine);
-    Map<TopicPartition, Long> starts = consumer.beginningOffsets(mine, Duration.ofSeconds(30));
+    c.assign(mine);
+    Map<TopicPartition, Long> starts = c.beginningOffsets(mine, Duration.ofSeconds(30));
+    Map<TopicPartition, Long> ends = c.endOffsets(mine, Duration.ofSeconds(30));
     for (TopicPartition tp : mine) {
       byte[] stored = journal.meta(offsetName(tp.partition()));
       long next = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
       long start = starts.getOrDefault(tp, 0L);
+      long end = ends.getOrDefault(tp, 0L);
       if (next < start) {
         // Retention deleted records this node never applied: serving would hide the hole.
-        close(producer, consumer, admin);
         throw new IllegalStateException(
             "partition "
                 + tp.partition()
@@ -191,27 +222,41 @@ public final class ClusterLog implements AutoCloseable {
                 + " (retention passed it); start the node from a newer checkpoint"
                 + " (docs/cluster.md, a node that joins)");
       }
-      consumer.seek(tp, next);
-      nextOffset[tp.partition()] = next;
+      if (next > end) {
+        throw new IllegalStateException(
+            "partition "
+                + tp.partition()
+                + ": this node's state is at offset "
+                + next
+                + ", past the log's end at "
+                + end
+                + ": is cluster-topic another topic, or was the topic made again?");
+      }
+      c.seek(tp, next);
+      offsets.advance(tp.partition(), next);
     }
-    catchUpTo = new HashMap<>(consumer.endOffsets(mine, Duration.ofSeconds(30)));
-    tailer = Thread.ofPlatform().name("idem-tailer").daemon().start(this::tail);
-    sender = Thread.ofPlatform().name("idem-producer").daemon().start(this::send);
+    catchUpTo = new HashMap<>(ends);
   }
 
-  private void ensureTopic(String bootstrap) {
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      Set<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+  private void ensureTopic(Admin a) {
+    try {
+      Set<String> names = a.listTopics().names().get(30, TimeUnit.SECONDS);
       if (!names.contains(topic)) {
-        admin
-            .createTopics(
-                List.of(new NewTopic(topic, Optional.of(topology.partitions()), Optional.empty())))
-            .all()
-            .get(30, TimeUnit.SECONDS);
-        return;
+        try {
+          a.createTopics(
+                  List.of(
+                      new NewTopic(topic, Optional.of(topology.partitions()), Optional.empty())))
+              .all()
+              .get(30, TimeUnit.SECONDS);
+          return;
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw e;
+          } // another node made it first: check it as any existing topic
+        }
       }
       TopicDescription d =
-          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+          a.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
       if (d.partitions().size() != topology.partitions()) {
         throw new IllegalStateException(
             "topic "
@@ -223,10 +268,16 @@ public final class ClusterLog implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reaching Kafka at " + bootstrap, e);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("interrupted while reaching Kafka at " + options.bootstrap());
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
-          "cannot reach Kafka at " + bootstrap + " for topic " + topic + ": " + e.getMessage(), e);
+          "cannot reach Kafka at "
+              + options.bootstrap()
+              + " for topic "
+              + topic
+              + ": "
+              + (e.getCause() == null ? e : e.getCause()).getMessage(),
+          e);
     }
   }
 
@@ -234,23 +285,13 @@ public final class ClusterLog implements AutoCloseable {
     return "offset/" + topic + "/" + partition;
   }
 
-  /** Writes waiting for their record to be applied, at most: more are answered TRYAGAIN. */
-  static final int MAX_PENDING = 100_000;
-
-  private record Outgoing(long request, ProducerRecord<byte[], byte[]> record) {}
-
-  /**
-   * Records on their way to the producer: {@link KafkaProducer#send} blocks while it has no
-   * metadata or its buffer is full, and an event loop must never block.
-   */
-  private final BlockingQueue<Outgoing> outgoing = new ArrayBlockingQueue<>(10_000);
-
-  private final Thread sender;
+  // ---- writes, from the event loops
 
   /**
    * Produces the write to its slot's partition. The future completes with the reply applying its
    * record computes; or with an error reply if Kafka did not take it, if too many writes already
-   * wait (TRYAGAIN, which cluster clients retry), or if it was not applied in time.
+   * wait (TRYAGAIN, which cluster clients retry), if it was not applied in time, or if this node no
+   * longer applies records.
    */
   public CompletableFuture<Reply> submit(Command command, int slot) {
     return submit(List.of(command), false, slot);
@@ -264,22 +305,20 @@ public final class ClusterLog implements AutoCloseable {
     return submit(commands, true, slot);
   }
 
+  private static final Reply TRY_AGAIN =
+      Reply.error("TRYAGAIN too many writes are waiting for the cluster's log; retry");
+
   private CompletableFuture<Reply> submit(List<Command> commands, boolean transaction, int slot) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
+    String why = stopped;
+    if (why != null) {
+      reply.complete(Reply.error(why));
+      return reply;
+    }
     if (pending.size() >= MAX_PENDING) {
       reply.complete(TRY_AGAIN);
       return reply;
     }
-    long request = requests.incrementAndGet();
-    pending.put(request, reply);
-    // Kafka answers within the write timeout; a record it took waits as long again to be applied.
-    long timeout = 2 * options.writeTimeoutMillis();
-    reply
-        .completeOnTimeout(
-            Reply.err("the write was not applied within " + timeout + " ms; it may still be"),
-            timeout,
-            TimeUnit.MILLISECONDS)
-        .whenComplete((r, e) -> pending.remove(request));
     List<List<byte[]>> lists = new ArrayList<>(commands.size());
     for (Command command : commands) {
       List<byte[]> args = new ArrayList<>(command.size());
@@ -288,14 +327,29 @@ public final class ClusterLog implements AutoCloseable {
       }
       lists.add(args);
     }
-    byte[] value =
-        (transaction
-                ? CommandRecord.transaction(topology.me(), request, lists)
-                : new CommandRecord(topology.me(), request, lists.get(0)))
-            .encode();
+    long request = requests.incrementAndGet();
+    byte[] value;
+    try {
+      value =
+          (transaction
+                  ? CommandRecord.transaction(topology.me(), request, lists)
+                  : new CommandRecord(topology.me(), request, lists.get(0)))
+              .encode();
+    } catch (IllegalArgumentException e) { // too many arguments, or too many bytes, for a record
+      reply.complete(Reply.err("the write cannot be a log record: " + e.getMessage()));
+      return reply;
+    }
+    pending.put(request, reply);
+    long timeout = 2 * options.writeTimeoutMillis();
+    reply
+        .completeOnTimeout(
+            Reply.err("the write was not applied within " + timeout + " ms; it may still be"),
+            timeout,
+            TimeUnit.MILLISECONDS)
+        .whenComplete((r, e) -> pending.remove(request));
     int partition = Slots.partition(slot, topology.partitions());
     Command first = commands.get(0);
-    byte[] kafkaKey = first.size() > 1 ? first.arg(1) : null;
+    byte[] kafkaKey = transaction || first.size() < 2 ? null : first.arg(1);
     if (!outgoing.offer(
         new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value)))) {
       reply.complete(TRY_AGAIN);
@@ -303,26 +357,23 @@ public final class ClusterLog implements AutoCloseable {
     return reply;
   }
 
-  private static final Reply TRY_AGAIN =
-      Reply.error("TRYAGAIN too many writes are waiting for the cluster's log; retry");
-
   private void send() {
     try {
       while (!closing) {
         Outgoing o = outgoing.poll(100, TimeUnit.MILLISECONDS);
-        if (o == null) {
-          continue;
+        if (o == null || !pending.containsKey(o.request())) {
+          continue; // its client was answered already (timed out): do not write it late
         }
         try {
           producer.send(
               o.record(),
               (meta, e) -> {
                 if (e != null) {
-                  fail(o.request(), e);
+                  unknownOutcome(o.request(), e);
                 }
               });
         } catch (RuntimeException e) {
-          fail(o.request(), e); // no metadata or no buffer within max.block.ms, or closed
+          unknownOutcome(o.request(), e); // no metadata or no buffer within max.block.ms, or closed
         }
       }
     } catch (InterruptedException e) {
@@ -330,23 +381,69 @@ public final class ClusterLog implements AutoCloseable {
     }
   }
 
-  private void fail(long request, Exception e) {
+  /** Kafka did not confirm the record; it may have it all the same, and apply it. */
+  private void unknownOutcome(long request, Exception e) {
     CompletableFuture<Reply> f = pending.remove(request);
     if (f != null) {
-      f.complete(Reply.err("the write was not applied: Kafka did not take it: " + e.getMessage()));
+      f.complete(
+          Reply.err(
+              "the write's outcome is unknown: Kafka did not confirm it ("
+                  + e.getMessage()
+                  + "); it may still be applied"));
     }
   }
 
+  // ---- WAITLOG, from the event loops
+
+  /**
+   * WAITLOG: completes once this node has applied the slot's partition up to where it ended when
+   * asked, so a read after it sees every write acknowledged before; with the records waited for, or
+   * exceptionally after {@code timeoutMillis} or if the tailer stops.
+   */
+  public CompletableFuture<Long> waitApplied(int slot, long timeoutMillis) {
+    int partition = Slots.partition(slot, topology.partitions());
+    long from = offsets.next(partition);
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    done.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (end, e) -> {
+              if (e != null) {
+                offsets.forget(partition, done);
+              }
+            });
+    admin
+        .listOffsets(Map.of(new TopicPartition(topic, partition), OffsetSpec.latest()))
+        .all()
+        .whenComplete(
+            (ends, e) -> {
+              if (e != null) {
+                done.completeExceptionally(e);
+              } else {
+                offsets.await(partition, ends.values().iterator().next().offset(), done);
+              }
+            });
+    return done.thenApply(end -> Math.max(0, end - from));
+  }
+
+  // ---- the tailer
+
   private void tail() {
+    String why = null;
     try {
       while (!closing) {
+        why = failure();
+        if (why != null) {
+          break;
+        }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-          String failure = journalFailure.get();
-          if (failure != null) {
-            stopApplying(failure);
-            return;
+          why = failure();
+          if (why != null) {
+            break;
           }
           apply(r);
+        }
+        if (why != null) {
+          break;
         }
         if (catchUpTo != null) {
           joinWhenCaughtUp();
@@ -355,53 +452,81 @@ public final class ClusterLog implements AutoCloseable {
     } catch (WakeupException e) {
       // closing
     } catch (RuntimeException | Error e) {
-      log.error("the tailer stopped: this node applies no more records until it restarts", e);
+      log.error("the tailer stopped", e);
+      why = "ERR this node stopped applying the cluster's log: " + e;
+    } finally {
+      if (why != null) {
+        stopApplying(why);
+      }
+      leave();
     }
+  }
+
+  private @Nullable String failure() {
+    String f = journalFailure.get();
+    return f == null
+        ? null
+        : "MISCONF Idem cannot write its log, so this node applies no more writes: " + f;
   }
 
   /**
    * Joins the membership once every served partition is applied up to where it ended when the node
-   * started: until then clients are not sent here, and a restarted node's reads are not stale by
-   * the whole time it was down.
+   * started: until then clients are sent to a replica, and a restarted node's reads are not stale
+   * by the whole time it was down.
    */
   private void joinWhenCaughtUp() {
-    catchUpTo.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
-    if (catchUpTo.isEmpty()) {
-      catchUpTo = null;
-      log.info("caught up with partitions {}: joining the live nodes", consumer.assignment());
+    Map<TopicPartition, Long> target = catchUpTo;
+    target.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
+    if (!target.isEmpty()) {
+      return;
+    }
+    catchUpTo = null;
+    log.info("caught up with partitions {}: joining the live nodes", consumer.assignment());
+    try {
       membership =
           new ClusterMembership(
-              bootstrap,
+              options.bootstrap(),
               topic,
               topology.self().name(),
               options.nodeTimeoutMillis(),
-              names -> topology.setLive(names));
+              topology::setLive,
+              error -> membershipError = error);
+    } catch (RuntimeException e) {
+      membershipError = e.getMessage();
+      log.error(
+          "this node cannot join the live nodes, so clients are not sent to it: {}",
+          e.getMessage());
     }
+    caughtUp = true;
   }
 
-  /** Whether this node has applied its partitions up to where they ended when it started. */
-  public boolean caughtUp() {
-    return membership != null;
+  /** Leaves the live nodes (on the tailer thread, which owns the membership). */
+  private void leave() {
+    ClusterMembership m = membership;
+    membership = null;
+    if (m != null) {
+      m.close(); // the others see this node go at once, and send its clients elsewhere
+    }
   }
 
   /**
-   * The journal failed, and does not recover before a restart: applying on would change only
-   * memory, and skipping would leave a gap. The tailer stops, the node leaves the live nodes so
-   * clients go to its peers, and the writes it took that are not applied are answered with the
-   * failure. Restarted, it resumes after the last record its store holds.
+   * The tailer cannot go on: a journal failure (which does not recover before a restart: applying
+   * on would change only memory, and skipping would leave a gap), or an error. The node counts
+   * itself as failed so it sends clients elsewhere, leaves the live nodes, and answers its waiting
+   * writes and WAITLOGs with the reason. Restarted, it resumes after the last record its store
+   * holds.
    */
-  private void stopApplying(String failure) {
-    log.error(
-        "the journal failed ({}): this node stops applying records until it restarts", failure);
-    ClusterMembership m = membership;
-    if (m != null) {
-      membership = null;
-      m.close();
-    }
-    failAll("MISCONF Idem cannot write its log, so this node applies no more writes: " + failure);
+  private void stopApplying(String why) {
+    log.error("{}: this node stops applying records until it restarts", why);
+    stopped = why;
+    List<String> live = new ArrayList<>(topology.liveNames());
+    live.remove(topology.self().name());
+    topology.setLive(live);
+    failPending(why);
+    offsets.failAll(why);
   }
 
-  private void failAll(String why) {
+  private void failPending(String why) {
     for (Long request : List.copyOf(pending.keySet())) {
       CompletableFuture<Reply> f = pending.remove(request);
       if (f != null) {
@@ -410,20 +535,97 @@ public final class ClusterLog implements AutoCloseable {
     }
   }
 
+  /** Whether this node has applied its partitions up to where they ended when it started. */
+  public boolean caughtUp() {
+    return caughtUp && stopped == null;
+  }
+
+  /** Why this node stopped applying records, or null while it applies them. */
+  public @Nullable String stopped() {
+    return stopped;
+  }
+
+  /** Why this node could not join or keep its membership of the live nodes, or null. */
+  public @Nullable String membershipError() {
+    return membershipError;
+  }
+
+  /** Records this node has applied (or skipped) since it started. */
+  public long applied() {
+    return applied.get();
+  }
+
   private static final Command MULTI = new Command(new byte[][] {"MULTI".getBytes()});
   private static final Command EXEC = new Command(new byte[][] {"EXEC".getBytes()});
   private static final Command DISCARD = new Command(new byte[][] {"DISCARD".getBytes()});
 
+  /** Applies one record and stores the offset after it, in one journal command. */
+  private void apply(ConsumerRecord<byte[], byte[]> r) {
+    CommandRecord rec = null;
+    try {
+      rec = CommandRecord.decode(r.value() == null ? new byte[0] : r.value());
+    } catch (CommandRecord.BadRecordException e) {
+      log.warn(
+          "skipped record {} of {}-{}: {}", r.offset(), r.topic(), r.partition(), e.getMessage());
+    }
+    List<Command> commands = rec == null ? List.of() : commandsOf(rec, r);
+    Reply reply = null;
+    journal.beginCommand();
+    try {
+      if (rec != null && commands.isEmpty()) {
+        reply = Reply.err("the log carries only keyed data commands of the record's partition");
+      } else if (rec != null) {
+        boolean transaction = rec.transaction();
+        reply = engine.at(r.timestamp(), () -> run(commands, transaction));
+      }
+      journal.putMeta(
+          offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());
+    } finally {
+      journal.endCommand();
+    }
+    applied.incrementAndGet();
+    offsets.advance(r.partition(), r.offset() + 1);
+    if (rec != null && rec.origin() == topology.me()) {
+      CompletableFuture<Reply> f = pending.remove(rec.request());
+      if (f != null) {
+        f.complete(reply);
+      }
+    }
+  }
+
+  /**
+   * The record's commands, or none if one of them may not be in the log (not a keyed data command,
+   * or a key of another partition than the record's): every replica skips the same records.
+   */
+  private List<Command> commandsOf(CommandRecord rec, ConsumerRecord<byte[], byte[]> r) {
+    List<Command> out = new ArrayList<>(rec.commands().size());
+    for (List<byte[]> c : rec.commands()) {
+      Command command = new Command(c.toArray(byte[][]::new));
+      int slot = logSlot.applyAsInt(command);
+      if (slot < 0 || Slots.partition(slot, topology.partitions()) != r.partition()) {
+        log.warn(
+            "skipped record {} of {}-{}: {} is not a keyed data command of this partition",
+            r.offset(),
+            r.topic(),
+            r.partition(),
+            new String(c.get(0), java.nio.charset.StandardCharsets.UTF_8));
+        return List.of();
+      }
+      out.add(command);
+    }
+    return out;
+  }
+
   /** Runs a record's command, or its transaction as MULTI, the commands and EXEC. */
-  private Reply run(CommandRecord rec) {
-    if (!rec.transaction()) {
-      return applier.apply(new Command(rec.args().toArray(byte[][]::new)));
+  private Reply run(List<Command> commands, boolean transaction) {
+    if (!transaction) {
+      return applier.apply(commands.get(0));
     }
     boolean done = false;
     try {
       applier.apply(MULTI);
-      for (List<byte[]> c : rec.commands()) {
-        applier.apply(new Command(c.toArray(byte[][]::new)));
+      for (Command c : commands) {
+        applier.apply(c);
       }
       Reply exec = applier.apply(EXEC);
       done = true;
@@ -435,107 +637,17 @@ public final class ClusterLog implements AutoCloseable {
     }
   }
 
-  /**
-   * WAITLOG: completes once this node has applied the slot's partition up to where it ended when
-   * asked, so a read after it sees every write acknowledged before; with the records waited for, or
-   * exceptionally after {@code timeoutMillis}.
-   */
-  public CompletableFuture<Long> waitApplied(int slot, long timeoutMillis) {
-    int partition = Slots.partition(slot, topology.partitions());
-    long from;
-    synchronized (waiters) {
-      from = nextOffset[partition];
-    }
-    CompletableFuture<Long> done = new CompletableFuture<>();
-    admin
-        .listOffsets(
-            Map.of(
-                new TopicPartition(topic, partition),
-                org.apache.kafka.clients.admin.OffsetSpec.latest()))
-        .all()
-        .whenComplete(
-            (offsets, e) -> {
-              if (e != null) {
-                done.completeExceptionally(e);
-                return;
-              }
-              long end = offsets.values().iterator().next().offset();
-              synchronized (waiters) {
-                if (nextOffset[partition] < end) {
-                  waiters.get(partition).add(new Waiter(end, done));
-                  return;
-                }
-              }
-              done.complete(end);
-            });
-    done.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
-        .whenComplete(
-            (end, e) -> {
-              if (e != null) {
-                synchronized (waiters) {
-                  waiters.get(partition).removeIf(w -> w.done() == done);
-                }
-              }
-            });
-    return done.thenApply(end -> Math.max(0, end - from));
-  }
+  // ---- closing
 
-  private void advanced(int partition, long next) {
-    List<Waiter> ready = new ArrayList<>();
-    synchronized (waiters) {
-      nextOffset[partition] = next;
-      java.util.PriorityQueue<Waiter> q = waiters.get(partition);
-      while (!q.isEmpty() && q.peek().offset() <= next) {
-        ready.add(q.poll());
-      }
-    }
-    for (Waiter w : ready) {
-      w.done().complete(w.offset()); // the completions run outside the lock
-    }
-  }
-
-  /** Records this node has applied (or skipped as unreadable) since it started. */
-  public long applied() {
-    return applied.get();
-  }
-
-  /** Applies one record and stores the offset after it, in one journal command. */
-  private void apply(ConsumerRecord<byte[], byte[]> r) {
-    CommandRecord rec = null;
-    try {
-      rec = CommandRecord.decode(r.value() == null ? new byte[0] : r.value());
-    } catch (CommandRecord.BadRecordException e) {
-      log.warn(
-          "skipped record {} of {}-{}: {}", r.offset(), r.topic(), r.partition(), e.getMessage());
-    }
-    Reply reply = null;
-    journal.beginCommand();
-    try {
-      if (rec != null) {
-        CommandRecord applying = rec;
-        reply = engine.at(r.timestamp(), () -> run(applying));
-      }
-      journal.putMeta(
-          offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());
-    } finally {
-      journal.endCommand();
-    }
-    applied.incrementAndGet();
-    advanced(r.partition(), r.offset() + 1);
-    if (rec != null && rec.origin() == topology.me()) {
-      CompletableFuture<Reply> f = pending.remove(rec.request());
-      if (f != null) {
-        f.complete(reply);
-      }
-    }
-  }
-
-  private static void close(AutoCloseable... clients) {
+  private static void closeQuietly(@Nullable AutoCloseable... clients) {
     for (AutoCloseable c : clients) {
+      if (c == null) {
+        continue;
+      }
       try {
         c.close();
       } catch (Exception e) {
-        log.debug("closing a Kafka client after a failed start", e);
+        log.debug("closing a Kafka client", e);
       }
     }
   }
@@ -544,23 +656,24 @@ public final class ClusterLog implements AutoCloseable {
   public void close() {
     closing = true;
     consumer.wakeup();
+    boolean tailerStopped = join(tailer);
+    join(sender);
+    if (tailerStopped) {
+      closeQuietly(consumer); // the consumer is the tailer's: closed only once it has stopped
+    } else {
+      log.warn("the tailer did not stop within 10 s; its Kafka consumer is left open");
+    }
+    closeQuietly(producer, admin);
+    failPending("ERR the node stopped before the write was applied; it may still be");
+    offsets.failAll("the node is stopping");
+  }
+
+  private static boolean join(Thread t) {
     try {
-      tailer.join(5000);
+      t.join(10_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    try {
-      sender.join(5000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    ClusterMembership m = membership;
-    if (m != null) {
-      m.close(); // leaves the group: the others stop sending clients here at once
-    }
-    producer.close(Duration.ofSeconds(5));
-    consumer.close(Duration.ofSeconds(5));
-    admin.close(Duration.ofSeconds(5));
-    failAll("ERR the node stopped before the write was applied");
+    return !t.isAlive();
   }
 }

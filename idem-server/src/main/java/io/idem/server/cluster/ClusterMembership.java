@@ -9,7 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -32,11 +38,15 @@ public final class ClusterMembership implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ClusterMembership.class);
 
+  /** A member's client id: this and the node's name, which describing the group shows. */
+  static final String CLIENT_PREFIX = "idem-member-";
+
   /** The consumer setting that hands this object to the assignor Kafka instantiates. */
   static final String SELF = "idem.membership";
 
   private final String name;
   private final Consumer<Set<String>> onChange;
+  private final Consumer<String> onError;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Thread poller;
   private volatile boolean closing;
@@ -45,30 +55,64 @@ public final class ClusterMembership implements AutoCloseable {
    * Joins the group {@code idem-members-<topic>} as {@code name} and starts polling it.
    *
    * @param onChange receives the live nodes' names after each rebalance, on the polling thread
+   * @param onError receives why the membership stopped (a session timeout the brokers refuse, say):
+   *     the node's view of the live nodes no longer changes then
    */
   public ClusterMembership(
       String bootstrap,
       String topic,
       String name,
       long nodeTimeoutMillis,
-      Consumer<Set<String>> onChange) {
+      Consumer<Set<String>> onChange,
+      Consumer<String> onError) {
     this.name = name;
     this.onChange = onChange;
+    this.onError = onError;
     Map<String, Object> config = new HashMap<>();
     config.put("bootstrap.servers", bootstrap);
     config.put("group.id", "idem-members-" + topic);
     config.put("group.protocol", "classic"); // the one whose assignment a client computes
     config.put("partition.assignment.strategy", Assignor.class.getName());
     config.put("session.timeout.ms", Long.toString(nodeTimeoutMillis));
-    config.put("heartbeat.interval.ms", Long.toString(Math.max(100, nodeTimeoutMillis / 5)));
+    // Kafka wants the heartbeat well inside the session: a fifth of it, as its own defaults.
+    config.put("heartbeat.interval.ms", Long.toString(Math.max(1, nodeTimeoutMillis / 5)));
     config.put("enable.auto.commit", "false");
-    config.put("client.id", "idem-member-" + name);
+    config.put("client.id", CLIENT_PREFIX + name);
     config.put("key.deserializer", ByteArrayDeserializer.class.getName());
     config.put("value.deserializer", ByteArrayDeserializer.class.getName());
     config.put(SELF, this);
     consumer = new KafkaConsumer<>(config);
-    consumer.subscribe(List.of(topic));
+    try {
+      consumer.subscribe(List.of(topic));
+    } catch (RuntimeException e) {
+      consumer.close(Duration.ZERO);
+      throw e;
+    }
     poller = Thread.ofPlatform().name("idem-membership").daemon().start(this::poll);
+  }
+
+  /**
+   * The names of the nodes in the group now, but {@code self} (a previous run of this node may
+   * still be there until its session times out); none if the group cannot be described.
+   */
+  static Set<String> currentMembers(Admin admin, String topic, String self) {
+    Set<String> names = new TreeSet<>();
+    String group = "idem-members-" + topic;
+    try {
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS).get(group);
+      for (MemberDescription m : d.members()) {
+        if (m.clientId().startsWith(CLIENT_PREFIX)) {
+          names.add(m.clientId().substring(CLIENT_PREFIX.length()));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      log.warn("cannot describe the group {}: no node counts as live yet", group, e);
+    }
+    names.remove(self);
+    return names;
   }
 
   private void poll() {
@@ -79,7 +123,12 @@ public final class ClusterMembership implements AutoCloseable {
     } catch (WakeupException e) {
       // closing
     } catch (RuntimeException | Error e) {
-      log.error("membership stopped: this node's view of the live nodes no longer changes", e);
+      log.error(
+          "membership stopped (is cluster-node-timeout within the brokers'"
+              + " group.min.session.timeout.ms and group.max.session.timeout.ms?): this node's"
+              + " view of the live nodes no longer changes",
+          e);
+      onError.accept(String.valueOf(e.getMessage()));
     }
   }
 

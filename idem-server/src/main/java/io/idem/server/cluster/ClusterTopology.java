@@ -226,6 +226,11 @@ public final class ClusterTopology {
     return nodes.get(acting(nodeBySlot[slot]));
   }
 
+  /** Whether the slot's acting primary is live: false when no server of its range is. */
+  public boolean actingIsLive(int slot) {
+    return live[acting(nodeBySlot[slot])];
+  }
+
   /**
    * The acting primary of node {@code i}'s range: the first live node among its servers, or its
    * configured primary when none is live (the range is down, and clients may as well wait there).

@@ -47,7 +47,9 @@ public record CommandSpec(
      * Touches keys beyond its key positions (sources after a count): a transaction that holds it
      * locks every key.
      */
-    MOVABLEKEYS;
+    MOVABLEKEYS,
+    /** Refused inside MULTI, as Redis's no-multi: its reply comes later than EXEC's could. */
+    NO_MULTI;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);

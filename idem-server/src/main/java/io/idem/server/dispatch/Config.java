@@ -197,7 +197,7 @@ public final class Config {
         integer(
             "cluster-node-timeout",
             15000,
-            100,
+            500,
             3_600_000,
             false,
             "milliseconds a node may be silent before the others count it as failed (with"

@@ -65,6 +65,23 @@ public final class Dispatcher {
     return run(session, spec, command, cs);
   }
 
+  /**
+   * The slot of a command the cluster's log may carry, or -1: a known keyed data command (a write
+   * or a read, with its first key present), not one refused inside MULTI. The tailer skips records
+   * holding anything else, so no record can stop a node or leave its session in a transaction.
+   */
+  public int logSlot(Command command) {
+    CommandSpec spec = server.commands().get(command.arg(0));
+    if (spec == null
+        || spec.firstKey() <= 0
+        || command.size() <= spec.firstKey()
+        || spec.has(CommandSpec.Flag.NO_MULTI)
+        || !(spec.has(CommandSpec.Flag.WRITE) || spec.has(CommandSpec.Flag.READONLY))) {
+      return -1;
+    }
+    return Slots.of(command.arg(spec.firstKey()));
+  }
+
   private static final Reply QUEUED = Reply.simple("QUEUED");
   private static final Reply WRONG_TYPE = Reply.error(Errors.WRONGTYPE);
 
@@ -76,17 +93,31 @@ public final class Dispatcher {
     if (!session.authenticated() && !spec.has(CommandSpec.Flag.NO_AUTH)) {
       return Errors.NOAUTH;
     }
+    if (session.inMulti() && spec.has(CommandSpec.Flag.NO_MULTI)) {
+      return "ERR Command not allowed inside a transaction";
+    }
     ClusterTopology cluster = server.cluster();
+    ClusterLog clusterLog = server.clusterLog();
     if (cluster != null && spec.firstKey() > 0) {
-      String redirect = redirect(cluster, spec, command);
+      // A node behind its log (catching up, or stopped) sends clients to a live replica.
+      boolean behind = clusterLog != null && !session.isApplier() && !clusterLog.caughtUp();
+      String redirect = redirect(cluster, spec, command, behind);
       if (redirect != null) {
         return redirect;
       }
     }
-    if (server.clusterLog() != null && spec.name().equals("watch") && !session.isApplier()) {
-      // A transaction is applied from the log, later and on every replica: no node can tell
-      // whether a watched key changed between WATCH and that moment.
-      return "ERR WATCH is not supported on a cluster node with a log (docs/cluster.md)";
+    if (clusterLog != null && !session.isApplier()) {
+      if (spec.name().equals("watch")) {
+        // A transaction is applied from the log, later and on every replica: no node can tell
+        // whether a watched key changed between WATCH and that moment.
+        return "ERR WATCH is not supported on a cluster node with a log (docs/cluster.md)";
+      }
+      if (spec.has(CommandSpec.Flag.WRITE) && spec.firstKey() <= 0) {
+        // FLUSHALL and the like: a write without a key has no partition, so no log to go to.
+        return "ERR "
+            + spec.name().toUpperCase(java.util.Locale.ROOT)
+            + " is not supported on a cluster node with a log (docs/cluster.md)";
+      }
     }
     // The log's applier is never refused for memory: the node that took the write checked it, and a
     // record every replica applies cannot depend on one replica's memory.
@@ -108,7 +139,7 @@ public final class Dispatcher {
    * Clients follow MOVED and refresh their slot map.
    */
   private static @Nullable String redirect(
-      ClusterTopology cluster, CommandSpec spec, Command command) {
+      ClusterTopology cluster, CommandSpec spec, Command command, boolean behind) {
     int slot = -1;
     int last = spec.lastKey() < 0 ? command.size() + spec.lastKey() : spec.lastKey();
     int step = Math.max(1, spec.step());
@@ -129,10 +160,15 @@ public final class Dispatcher {
         }
       }
     }
-    if (slot < 0 || cluster.servesSlot(slot)) {
+    if (slot < 0) {
       return null;
     }
-    return "MOVED " + slot + " " + cluster.nodeOfSlot(slot).address();
+    ClusterTopology.Node acting = cluster.nodeOfSlot(slot);
+    if (cluster.servesSlot(slot)
+        && (!behind || acting == cluster.self() || !cluster.actingIsLive(slot))) {
+      return null; // behind, with no live node to send the client to, this one answers
+    }
+    return "MOVED " + slot + " " + acting.address();
   }
 
   private static void refuseQueue(Session session) {
@@ -181,26 +217,23 @@ public final class Dispatcher {
   }
 
   /**
-   * EXEC: runs the queued commands as one, under the locks of every key they name (of every key,
-   * when one names keys its positions do not tell), with their changes journaled as one command: no
-   * other client sees or makes a change in between, and after a crash all of them are in the log or
-   * none. The reply waits until all are durable.
-   */
-  /**
-   * On a node with a log, a transaction that writes goes to the log as one record: its keys must
-   * share one slot, as Redis Cluster asks. Null when it only reads: it runs here and now.
+   * On a node with a log, a transaction that writes goes to the log as one record: its commands
+   * must all have keys, in one slot, as Redis Cluster asks. Null when it only reads: it runs here
+   * and now.
    */
   private @Nullable Reply execThroughLog(
       ClusterLog clusterLog, List<Command> queued, List<CommandSpec> specs) {
     int slot = -1;
     boolean writes = false;
+    boolean keyless = false;
     for (int i = 0; i < queued.size(); i++) {
       CommandSpec spec = specs.get(i);
       Command c = queued.get(i);
+      writes |= spec.has(CommandSpec.Flag.WRITE);
       if (spec.firstKey() <= 0 || c.size() <= spec.firstKey()) {
+        keyless = true;
         continue;
       }
-      writes |= spec.has(CommandSpec.Flag.WRITE);
       int s = Slots.of(c.arg(spec.firstKey()));
       if (slot >= 0 && s != slot) {
         return new Reply.Error(
@@ -209,9 +242,23 @@ public final class Dispatcher {
       }
       slot = s;
     }
-    return writes ? new Reply.Deferred(clusterLog.submitTransaction(queued, slot)) : null;
+    if (!writes) {
+      return null;
+    }
+    if (keyless) {
+      return new Reply.Error(
+          "EXECABORT Transaction discarded because of: a transaction that writes on a cluster node"
+              + " with a log holds only commands with keys (docs/cluster.md)");
+    }
+    return new Reply.Deferred(clusterLog.submitTransaction(queued, slot));
   }
 
+  /**
+   * EXEC: runs the queued commands as one, under the locks of every key they name (of every key,
+   * when one names keys its positions do not tell), with their changes journaled as one command: no
+   * other client sees or makes a change in between, and after a crash all of them are in the log or
+   * none. The reply waits until all are durable.
+   */
   private Reply exec(Session session, Stats.CommandStats cs) {
     long start = System.nanoTime();
     session.touch("exec", System.currentTimeMillis());
@@ -239,6 +286,9 @@ public final class Dispatcher {
     ClusterLog clusterLog = server.clusterLog();
     if (clusterLog != null && !session.isApplier()) {
       Reply logged = execThroughLog(clusterLog, queued, specs);
+      if (logged instanceof Reply.Error abort) {
+        return reject(server.stats(), cs, abort.text());
+      }
       if (logged != null) {
         return logged;
       }

@@ -203,6 +203,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                   server.engine,
                   server.store,
                   command -> server.dispatcher.dispatch(applier, command),
+                  server.dispatcher::logSlot,
                   server::journalFailure);
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,6 +72,15 @@ class ClusterLogTest {
     return new ServerHarness(dir.resolve("node"), settings.toArray(String[]::new));
   }
 
+  private static Map<String, Object> producerConfig(KafkaBroker broker) {
+    return Map.of(
+        "bootstrap.servers", broker.bootstrapServers(),
+        "enable.idempotence", "true",
+        "acks", "all",
+        "key.serializer", ByteArraySerializer.class.getName(),
+        "value.serializer", ByteArraySerializer.class.getName());
+  }
+
   /** A reply as text: bulk strings decoded, lists in brackets. */
   private static String render(Object reply) {
     if (reply instanceof byte[] bytes) {
@@ -107,13 +117,7 @@ class ClusterLogTest {
   void writesGoThroughTheLog_outsideRecordsApply_andARestartAppliesNothingTwice() throws Exception {
     try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
       int port = freePort();
-      Map<String, Object> producerConfig =
-          Map.of(
-              "bootstrap.servers", broker.bootstrapServers(),
-              "enable.idempotence", "true",
-              "acks", "all",
-              "key.serializer", ByteArraySerializer.class.getName(),
-              "value.serializer", ByteArraySerializer.class.getName());
+      Map<String, Object> producerConfig = producerConfig(broker);
       try (ServerHarness node = node(broker, port);
           RespClient c = new RespClient(port)) {
         assertThat(c.call("BF.ADD", "seen", "a")).isEqualTo(1L);
@@ -152,6 +156,42 @@ class ClusterLogTest {
           producer.send(new ProducerRecord<>("idem", p, b("loaded"), value)).get();
         }
         eventually(c, 1L, "BF.EXISTS", "loaded", "x");
+        // Records that are not keyed data commands of their partition are skipped, alike on every
+        // node: none can leave the applier in MULTI, stop the node, flush it, or land a key in a
+        // partition that does not hold its slot.
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerConfig)) {
+          int p = Slots.partition(Slots.of(b("loaded")), 4);
+          int elsewhere = (p + 1) % 4;
+          for (List<byte[]> hostile :
+              List.of(
+                  List.of(b("MULTI")),
+                  List.of(b("SHUTDOWN"), b("NOSAVE")),
+                  List.of(b("FLUSHALL")),
+                  List.of(b("CHECKPOINT"), b("x")),
+                  List.of(b("WAITLOG"), b("loaded"), b("0")))) {
+            producer.send(
+                new ProducerRecord<>("idem", p, null, CommandRecord.outside(hostile).encode()));
+          }
+          byte[] misrouted =
+              CommandRecord.outside(List.of(b("BF.ADD"), b("loaded"), b("z"))).encode();
+          producer.send(new ProducerRecord<>("idem", elsewhere, null, misrouted));
+          byte[] after = CommandRecord.outside(List.of(b("BF.ADD"), b("loaded"), b("w"))).encode();
+          producer.send(new ProducerRecord<>("idem", p, null, after)).get();
+        }
+        eventually(c, 1L, "BF.EXISTS", "loaded", "w"); // applied, not queued in a MULTI
+        assertThat(c.call("BF.EXISTS", "loaded", "z")).isEqualTo(0L);
+        assertThat(c.call("BF.EXISTS", "loaded", "x")).isEqualTo(1L); // not flushed
+        assertThat(render(c.call("FLUSHALL"))).contains("FLUSHALL is not supported");
+        assertThat(c.call("MULTI")).isEqualTo("OK");
+        assertThat(render(c.call("CHECKPOINT"))).contains("not allowed inside a transaction");
+        assertThat(c.call("BF.ADD", "{u}:x", "a")).isEqualTo("QUEUED");
+        assertThat(c.call("PING")).isEqualTo("QUEUED");
+        assertThat(render(c.call("EXEC"))).contains("EXECABORT"); // CHECKPOINT was refused
+        assertThat(c.call("MULTI")).isEqualTo("OK");
+        assertThat(c.call("BF.ADD", "{u}:x", "a")).isEqualTo("QUEUED");
+        assertThat(c.call("PING")).isEqualTo("QUEUED");
+        assertThat(render(c.call("EXEC"))).contains("only commands with keys");
+        assertThat(c.call("EXISTS", "{u}:x")).isEqualTo(0L);
         // The same through the producer helper: a command, and a transaction at an old time.
         try (CommandProducer idem =
             new CommandProducer(new KafkaProducer<>(producerConfig), "idem", 4)) {
@@ -231,7 +271,7 @@ class ClusterLogTest {
       try (ServerHarness node = node(broker, port);
           RespClient c = new RespClient(port)) {
         assertThat(c.call("BF.CARD", "seen")).isEqualTo(1L);
-        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(2L); // x and y
+        assertThat(c.call("BF.CARD", "loaded")).isEqualTo(3L); // x, w and y
         assertThat(claim(c.call("DEDUP.CLAIM", "d", "id-1", "w2"))).isEqualTo("duplicate w1");
         assertThat(c.call("BF.ADD", "seen", "b")).isEqualTo(1L);
         assertThat(c.call("BF.CARD", "seen")).isEqualTo(2L);
@@ -314,8 +354,11 @@ class ClusterLogTest {
           }
           // b fails to write the first of those, stops at the next, and leaves the live nodes.
           awaitInfo(ca, "cluster_live_nodes", "a");
-          assertThat(cb.call("BF.ADD", "k-0", "y")).isInstanceOf(RespClient.Err.class);
-          assertThat(render(cb.call("BF.ADD", "k-0", "y"))).contains("MISCONF");
+          // b counts itself as failed: it sends its clients to a, and says why.
+          assertThat(render(cb.call("BF.ADD", "k-0", "y")))
+              .contains("MOVED")
+              .contains(":" + ports[0]);
+          assertThat(infoField(cb, "cluster_log_status")).startsWith("stopped: MISCONF");
           long applied = Long.parseLong(infoField(cb, "cluster_log_applied"));
           Thread.sleep(300);
           assertThat(infoField(cb, "cluster_log_applied")).isEqualTo(Long.toString(applied));
@@ -348,7 +391,7 @@ class ClusterLogTest {
     try (node;
         RespClient c = new RespClient(port)) {
       Object r = c.call("BF.ADD", "seen", "b"); // the broker is gone: within 2 × 2 s, an error
-      assertThat(render(r)).contains("the write was not applied");
+      assertThat(render(r)).contains("the write's outcome is unknown");
       assertThat(c.call("PING")).isEqualTo("PONG");
       assertThat(c.call("BF.EXISTS", "seen", "a")).isEqualTo(1L);
       assertThat(c.call("BF.EXISTS", "seen", "b")).isEqualTo(0L);
@@ -397,6 +440,18 @@ class ClusterLogTest {
           RespClient c = new RespClient(port)) {
         assertThat(c.call("BF.CARD", "{r}")).isEqualTo(20L);
       }
+      // The topic made again (or another topic named): the node's offsets are past its end, and
+      // it refuses to start rather than apply new records over a state they never led to.
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+        admin.deleteTopics(List.of("idem")).all().get();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (admin.listTopics().names().get().contains("idem") && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+      }
+      assertThatThrownBy(() -> node(broker, port))
+          .hasMessageContaining("past the log's end at 0")
+          .hasMessageContaining("is cluster-topic another topic");
     }
   }
 
@@ -458,6 +513,7 @@ class ClusterLogTest {
           assertThat(cb.call("DBSIZE")).isEqualTo(ca.call("DBSIZE"));
         }
         // Restarted with the same settings, the filled directory is used, not the checkpoint.
+        // (It may send clients to a until it has caught up.)
         try (ServerHarness b =
             replica(
                 broker,
@@ -467,6 +523,7 @@ class ClusterLogTest {
                 "load-checkpoint",
                 checkpoint.toString())) {
           try (RespClient cb = new RespClient(ports[1])) {
+            awaitInfo(cb, "cluster_log_caught_up", "1");
             assertThat(cb.call("BF.CARD", "k-0")).isEqualTo(ca.call("BF.CARD", "k-0"));
             assertThat(infoField(cb, "cluster_log_applied")).isEqualTo("0");
           }
@@ -484,6 +541,7 @@ class ClusterLogTest {
           RespClient ca = new RespClient(ports[0])) {
         b = replica(broker, "b", ports);
         try (RespClient cb = new RespClient(ports[1])) {
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
           List<?> slots = (List<?>) ca.call("CLUSTER", "SLOTS");
           assertThat((List<?>) slots.get(0)).hasSize(4); // a range, its primary and its replica
           // Node a takes writes for every slot: it serves them all, as primary or replica.
@@ -543,12 +601,28 @@ class ClusterLogTest {
         }
         b = replica(broker, "b", ports);
         try (RespClient cb = new RespClient(ports[1])) {
-          // b answers as soon as it listens, while it still catches up; a read after WAITLOG sees
-          // every write acknowledged before it (without WAITLOG this read falls short: checked).
+          // While b catches up it sends the clients of its slots to a: a read on b is never stale.
+          String early = render(cb.call("COUNTER.QUERY", "{late}", "*", "1h", "NAMES", "n"));
+          assertThat(early)
+              .matches("Err\\[text=MOVED \\d+ 127\\.0\\.0\\.1:" + ports[0] + "]|\\[\\[3000]]");
+          awaitInfo(cb, "cluster_log_caught_up", "1");
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
+          // Caught up and live, b still lags the log by what it has not applied yet. 3000
+          // increments from a producer that is not Idem, in one batch: a read after WAITLOG on b
+          // sees them all (without WAITLOG this read falls short: checked).
+          Map<String, Object> batched = new HashMap<>(producerConfig(broker));
+          batched.put("linger.ms", "200");
+          batched.put("batch.size", Integer.toString(1 << 20));
+          try (CommandProducer idem =
+              new CommandProducer(new KafkaProducer<>(batched), "replicated", 4)) {
+            for (int i = 0; i < 3000; i++) {
+              idem.send("COUNTER.INCRBY", "{late}", "*", "n", "1");
+            }
+          } // close flushes: every record is in the log
           assertThat(cb.call("WAITLOG", "{late}", "20000")).isInstanceOf(Long.class);
           assertThat(render(cb.call("COUNTER.QUERY", "{late}", "*", "1h", "NAMES", "n")))
               .as("read after WAITLOG")
-              .isEqualTo("[[3000]]");
+              .isEqualTo("[[6000]]");
           for (int i = 0; i < 100; i++) {
             eventually(cb, 1L, "BF.EXISTS", "k-" + i, "x");
           }

@@ -2,6 +2,7 @@ package io.idem.server.commands.cluster;
 
 import static io.idem.server.dispatch.CommandSpec.Flag.FAST;
 import static io.idem.server.dispatch.CommandSpec.Flag.LOADING;
+import static io.idem.server.dispatch.CommandSpec.Flag.NO_MULTI;
 import static io.idem.server.dispatch.CommandSpec.Flag.READONLY;
 import static io.idem.server.dispatch.CommandSpec.Flag.STALE;
 import static io.idem.server.dispatch.CommandSpec.command;
@@ -80,7 +81,7 @@ public final class ClusterCommands {
         command("readwrite", 1, ClusterHandlers::ok).flags(LOADING, STALE, FAST).build(),
         command("asking", 1, ClusterHandlers::ok).flags(FAST).build(),
         command("waitlog", 3, doc("key timeout", ClusterHandlers::waitLog))
-            .flags(READONLY)
+            .flags(READONLY, NO_MULTI)
             .key()
             .build());
   }

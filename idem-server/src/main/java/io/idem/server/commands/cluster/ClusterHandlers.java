@@ -198,7 +198,7 @@ final class ClusterHandlers {
                         e instanceof java.util.concurrent.TimeoutException
                                 || e.getCause() instanceof java.util.concurrent.TimeoutException
                             ? "WAITLOG timed out before this node applied the log up to its end"
-                            : "WAITLOG could not ask Kafka where the log ends: "
+                            : "WAITLOG failed: "
                                 + (e.getCause() == null ? e : e.getCause()).getMessage())));
   }
 

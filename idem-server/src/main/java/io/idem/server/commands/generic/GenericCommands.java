@@ -3,6 +3,7 @@ package io.idem.server.commands.generic;
 import static io.idem.server.dispatch.CommandSpec.Flag.ADMIN;
 import static io.idem.server.dispatch.CommandSpec.Flag.FAST;
 import static io.idem.server.dispatch.CommandSpec.Flag.LOADING;
+import static io.idem.server.dispatch.CommandSpec.Flag.NO_MULTI;
 import static io.idem.server.dispatch.CommandSpec.Flag.READONLY;
 import static io.idem.server.dispatch.CommandSpec.Flag.STALE;
 import static io.idem.server.dispatch.CommandSpec.Flag.WRITE;
@@ -184,7 +185,7 @@ public final class GenericCommands {
         command("bgsave", -1, doc("[SCHEDULE]", ServerAdmin::bgSave)).flags(ADMIN).build(),
         command("checkpoint", -1, doc("[name]", ServerAdmin::checkpoint))
             .atMost(2)
-            .flags(ADMIN)
+            .flags(ADMIN, NO_MULTI)
             .build(),
         command("lastsave", 1, ServerAdmin::lastSave).flags(LOADING, STALE, FAST).build(),
         command("shutdown", -1, doc("[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]", ServerAdmin::shutdown))

@@ -95,6 +95,10 @@ public final class Info {
             // nodes as it sees them.
             field(b, "cluster_log_caught_up", server.clusterLog().caughtUp() ? 1 : 0);
             field(b, "cluster_log_applied", server.clusterLog().applied());
+            String stopped = server.clusterLog().stopped();
+            String membership = server.clusterLog().membershipError();
+            field(b, "cluster_log_status", stopped == null ? "ok" : "stopped: " + stopped);
+            field(b, "cluster_membership_status", membership == null ? "ok" : "err: " + membership);
             field(b, "cluster_live_nodes", String.join(",", server.cluster().liveNames()));
           }
         }

@@ -52,8 +52,10 @@ final class CheckpointCommand implements Callable<Integer> {
   @Option(
       names = "--password",
       paramLabel = "PASSWORD",
-      description = "The server's requirepass, if it has one.")
-  @Nullable String password;
+      description =
+          "The server's requirepass, if it has one (default: $REDISCLI_AUTH, as redis-cli reads"
+              + " it, which keeps it out of the process list).")
+  @Nullable String password = System.getenv("REDISCLI_AUTH");
 
   @Parameters(
       arity = "0..1",
@@ -70,7 +72,11 @@ final class CheckpointCommand implements Callable<Integer> {
       command.add(name);
     }
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(host, port), 5000);
+      try {
+        socket.connect(new InetSocketAddress(host, port), 5000);
+      } catch (IOException e) {
+        throw new CliException(1, "cannot reach the server at " + host + ":" + port + ": " + e);
+      }
       socket.setSoTimeout(600_000); // a checkpoint flushes RocksDB's memtables first
       OutputStream out = socket.getOutputStream();
       InputStream in = new BufferedInputStream(socket.getInputStream());
@@ -86,7 +92,7 @@ final class CheckpointCommand implements Callable<Integer> {
       w.flush();
       return 0;
     } catch (IOException e) {
-      throw new CliException(1, "cannot reach the server at " + host + ":" + port + ": " + e);
+      throw new CliException(1, "the server at " + host + ":" + port + " failed to answer: " + e);
     }
   }
 
@@ -123,7 +129,9 @@ final class CheckpointCommand implements Callable<Integer> {
           throw new IOException("unexpected reply $" + line);
         }
         byte[] b = in.readNBytes(n);
-        in.readNBytes(2);
+        if (b.length != n || in.readNBytes(2).length != 2) {
+          throw new IOException("a reply cut short");
+        }
         return new String(b, StandardCharsets.UTF_8);
       default:
         throw new IOException("unexpected reply " + (type < 0 ? "end of stream" : (char) type));

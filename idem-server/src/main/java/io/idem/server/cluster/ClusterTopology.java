@@ -119,12 +119,13 @@ public final class ClusterTopology {
    * Redis leaves it out of CLUSTER SLOTS).
    */
   public List<Integer> liveServers(int i) {
-    int a = acting(i);
+    boolean[] l = live; // one view for the whole answer
+    int a = acting(i, l);
     List<Integer> out = new ArrayList<>(replicas);
     out.add(a);
     for (int k = 0; k < replicas; k++) {
       int j = (i + k) % nodes.size();
-      if (j != a && live[j]) {
+      if (j != a && l[j]) {
         out.add(j);
       }
     }
@@ -228,7 +229,8 @@ public final class ClusterTopology {
 
   /** Whether the slot's acting primary is live: false when no server of its range is. */
   public boolean actingIsLive(int slot) {
-    return live[acting(nodeBySlot[slot])];
+    boolean[] l = live;
+    return l[acting(nodeBySlot[slot], l)];
   }
 
   /**
@@ -236,7 +238,10 @@ public final class ClusterTopology {
    * configured primary when none is live (the range is down, and clients may as well wait there).
    */
   public int acting(int i) {
-    boolean[] l = live;
+    return acting(i, live);
+  }
+
+  private int acting(int i, boolean[] l) {
     for (int k = 0; k < replicas; k++) {
       int j = (i + k) % nodes.size();
       if (l[j]) {
@@ -253,8 +258,9 @@ public final class ClusterTopology {
 
   /** Whether some range has no live server: CLUSTER INFO's cluster_state then says fail. */
   public boolean anyRangeDown() {
+    boolean[] l = live;
     for (int i = 0; i < nodes.size(); i++) {
-      if (!live[acting(i)]) {
+      if (!l[acting(i, l)]) {
         return true;
       }
     }

@@ -607,9 +607,17 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       throw new java.nio.file.FileAlreadyExistsException(target.toString());
     }
     java.nio.file.Files.createDirectories(target.getParent());
-    store.checkpoint(target);
+    synchronized (checkpointLock) { // the store must not close under RocksDB's checkpoint
+      if (storeClosing) {
+        throw new IOException("the server is stopping");
+      }
+      store.checkpoint(target);
+    }
     return target;
   }
+
+  private final Object checkpointLock = new Object();
+  private boolean storeClosing;
 
   @Override
   public boolean saveInBackground() {
@@ -700,6 +708,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       log.error("final snapshot failed; the log still holds every change", e);
+    }
+    synchronized (checkpointLock) { // waits for a checkpoint under way
+      storeClosing = true;
     }
     store.close();
     if (started) {

@@ -101,9 +101,13 @@ class MaxMemoryClientsTest {
     try (ServerHarness h = new ServerHarness(dir.resolve("d"));
         RespClient c = new RespClient(h.port())) {
       assertThat(c.call("CONFIG", "SET", "maxmemory-clients", "8mb")).isEqualTo("OK");
-      // A little past the limit: all of it fits in the sockets' buffers, so the client is not
-      // still writing when the server closes (a reset would lose the reply).
-      try (Socket greedy = unfinished(h.port(), 100_000_000, (8 << 20) + (128 << 10))) {
+      // Up to just short of the limit, taken in by the server; then a last piece small enough
+      // that the server reads it whole: nothing of the client's is left unread when it closes,
+      // which would reset the connection and lose the reply (seen on a loaded machine with the
+      // whole request sent at once).
+      try (Socket greedy = unfinished(h.port(), 100_000_000, (8 << 20) - (16 << 10))) {
+        settled(c, (8 << 20) - (16 << 10));
+        more(greedy, 32 << 10);
         assertThat(readToEnd(greedy))
             .isEqualTo(
                 "-ERR Protocol error: the clients' buffers passed maxmemory-clients, this one the"

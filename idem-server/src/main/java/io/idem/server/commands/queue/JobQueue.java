@@ -1,0 +1,467 @@
+package io.idem.server.commands.queue;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A durable job queue's state: jobs waiting (due now or later), leased to a worker until a time, or
+ * dead after their last attempt, and the ids a unique job keeps for its window. Every operation
+ * takes the time it happens at and is deterministic, so replaying the logged operations in order
+ * gives back the same queue; the caller draws any randomness (a backoff's jitter) and passes its
+ * result in.
+ *
+ * <p>Order: among the jobs due when a worker reserves, the highest priority first, then the
+ * earliest due time, then the order they were added (FIFO). A job is leased to one worker at a
+ * time: its attempt number is the lease's token, and acking, failing, extending or releasing with
+ * another attempt's token does nothing. A lease that expires makes the job due again (at-least-once
+ * delivery), or dead if that was its last attempt.
+ *
+ * <p>Not thread-safe: the caller holds the key's lock.
+ */
+final class JobQueue {
+
+  /** Where a job is. */
+  enum State {
+    WAITING,
+    LEASED,
+    DEAD
+  }
+
+  /** How a failed job waits before its next attempt. */
+  enum BackoffKind {
+    FIXED,
+    EXPONENTIAL
+  }
+
+  /**
+   * A backoff: {@code base} milliseconds, doubled for each attempt after the first when
+   * exponential, at most {@code max}.
+   */
+  record Backoff(BackoffKind kind, long base, long max) {
+    static final Backoff NONE = new Backoff(BackoffKind.FIXED, 0, 0);
+
+    /** The delay before attempt {@code attempts + 1}, after {@code attempts} failed. */
+    long delay(int attempts) {
+      if (kind == BackoffKind.FIXED) {
+        return Math.min(base, max);
+      }
+      int shift = Math.min(Math.max(attempts - 1, 0), 62);
+      long d = base > (Long.MAX_VALUE >> shift) ? Long.MAX_VALUE : base << shift;
+      return Math.min(d, max);
+    }
+  }
+
+  /** One job. Its fields change only through the queue. */
+  static final class Job {
+    final long seq;
+    final byte[] id;
+    final byte[] payload;
+    final int priority;
+    final int maxAttempts;
+    final Backoff backoff;
+    final long uniqueMillis;
+    long due;
+    int attempts;
+    long leaseUntil;
+    State state = State.WAITING;
+    final List<String> errors = new ArrayList<>();
+
+    Job(
+        long seq,
+        byte[] id,
+        byte[] payload,
+        int priority,
+        long due,
+        int maxAttempts,
+        Backoff backoff,
+        long uniqueMillis) {
+      this.seq = seq;
+      this.id = id;
+      this.payload = payload;
+      this.priority = priority;
+      this.due = due;
+      this.maxAttempts = maxAttempts;
+      this.backoff = backoff;
+      this.uniqueMillis = uniqueMillis;
+    }
+
+    /** Bytes this job holds in memory, about. */
+    long memory() {
+      long m = 120 + id.length + payload.length;
+      for (String e : errors) {
+        m += 40 + 2L * e.length();
+      }
+      return m;
+    }
+  }
+
+  /** Delayed jobs, by due time then order added: promoted to {@link #ready} once due. */
+  private final TreeSet<Job> delayed =
+      new TreeSet<>(Comparator.<Job>comparingLong(j -> j.due).thenComparingLong(j -> j.seq));
+
+  /** Due jobs: the highest priority first, then the earliest due, then the order added. */
+  private final TreeSet<Job> ready =
+      new TreeSet<>(
+          Comparator.<Job>comparingInt(j -> -j.priority)
+              .thenComparingLong(j -> j.due)
+              .thenComparingLong(j -> j.seq));
+
+  /** Leased jobs, by lease end then order added. */
+  private final TreeSet<Job> leased =
+      new TreeSet<>(Comparator.<Job>comparingLong(j -> j.leaseUntil).thenComparingLong(j -> j.seq));
+
+  /** Dead jobs, in the order they died. */
+  private final LinkedHashMap<ByteBuffer, Job> dead = new LinkedHashMap<>();
+
+  /** Every job not acked, by id. */
+  private final Map<ByteBuffer, Job> byId = new HashMap<>();
+
+  /** Ids of acked unique jobs, until their window ends: a second add of one is a duplicate. */
+  private final Map<ByteBuffer, Long> doneUntil = new HashMap<>();
+
+  private long nextSeq = 1;
+  private long memory;
+
+  /** The outcome of {@link #add}: the job, and whether it was new or held the id already. */
+  record Added(boolean isNew, byte[] id, @Nullable State state) {}
+
+  /**
+   * Adds a job due at {@code due}. With no {@code id}, the job's id is its sequence number in
+   * decimal.
+   *
+   * @param uniqueMillis with an id: how long after the job is acked the id stays taken (0: until it
+   *     is acked)
+   */
+  Added add(
+      long now,
+      byte @Nullable [] id,
+      byte[] payload,
+      int priority,
+      long due,
+      int maxAttempts,
+      Backoff backoff,
+      long uniqueMillis) {
+    dropDoneIds(now);
+    if (id != null) {
+      ByteBuffer k = ByteBuffer.wrap(id);
+      Job holder = byId.get(k);
+      if (holder != null) {
+        return new Added(false, holder.id, holder.state);
+      }
+      if (doneUntil.containsKey(k)) {
+        return new Added(false, id, null);
+      }
+    }
+    long seq = nextSeq++;
+    byte[] jobId =
+        id != null ? id : Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    Job j = new Job(seq, jobId, payload, priority, due, maxAttempts, backoff, uniqueMillis);
+    byId.put(ByteBuffer.wrap(jobId), j);
+    delayed.add(j);
+    memory += j.memory();
+    return new Added(true, jobId, State.WAITING);
+  }
+
+  /**
+   * Leases up to {@code count} due jobs until {@code leaseUntil}, in order; first makes due the
+   * delayed jobs whose time has come, and the jobs whose lease expired.
+   */
+  List<Job> reserve(long now, int count, long leaseUntil) {
+    settle(now);
+    List<Job> out = new ArrayList<>(Math.min(count, ready.size()));
+    while (out.size() < count && !ready.isEmpty()) {
+      Job j = ready.pollFirst();
+      j.attempts++;
+      j.state = State.LEASED;
+      j.leaseUntil = leaseUntil;
+      leased.add(j);
+      out.add(j);
+    }
+    return out;
+  }
+
+  /** Moves due delayed jobs to ready, and expired leases back to waiting (or to the dead). */
+  void settle(long now) {
+    while (!leased.isEmpty() && leased.first().leaseUntil <= now) {
+      Job j = leased.pollFirst();
+      String error = "lease expired at " + j.leaseUntil;
+      j.errors.add(error);
+      memory += 40 + 2L * error.length();
+      if (j.attempts >= j.maxAttempts) {
+        toDead(j);
+      } else {
+        j.state = State.WAITING;
+        j.due = j.leaseUntil;
+        delayed.add(j);
+      }
+    }
+    while (!delayed.isEmpty() && delayed.first().due <= now) {
+      ready.add(delayed.pollFirst());
+    }
+    dropDoneIds(now);
+  }
+
+  private void toDead(Job j) {
+    j.state = State.DEAD;
+    dead.put(ByteBuffer.wrap(j.id), j);
+  }
+
+  /** The job leased under this attempt's token, or null. */
+  private @Nullable Job leasedAs(byte[] id, int attempt) {
+    Job j = byId.get(ByteBuffer.wrap(id));
+    return j != null && j.state == State.LEASED && j.attempts == attempt ? j : null;
+  }
+
+  /** Acks a leased job: it is done and gone. False if this lease does not hold it. */
+  boolean ack(long now, byte[] id, int attempt) {
+    Job j = leasedAs(id, attempt);
+    if (j == null) {
+      return false;
+    }
+    leased.remove(j);
+    byId.remove(ByteBuffer.wrap(j.id));
+    memory -= j.memory();
+    if (j.uniqueMillis > 0) {
+      doneUntil.put(ByteBuffer.wrap(j.id), now + j.uniqueMillis);
+      memory += 64 + j.id.length;
+    }
+    return true;
+  }
+
+  /** What {@link #fail} did. */
+  enum Failed {
+    NOT_LEASED,
+    RETRY,
+    DEAD
+  }
+
+  /**
+   * A leased job failed with {@code error}: due again at {@code retryDue} (the caller adds the
+   * backoff and its jitter), or dead if that was its last attempt.
+   */
+  Failed fail(long now, byte[] id, int attempt, String error, long retryDue) {
+    Job j = leasedAs(id, attempt);
+    if (j == null) {
+      return Failed.NOT_LEASED;
+    }
+    leased.remove(j);
+    j.errors.add(error);
+    memory += 40 + 2L * error.length();
+    if (j.attempts >= j.maxAttempts) {
+      toDead(j);
+      return Failed.DEAD;
+    }
+    j.state = State.WAITING;
+    j.due = retryDue;
+    delayed.add(j);
+    return Failed.RETRY;
+  }
+
+  /** Moves a leased job's lease end. False if this lease does not hold it. */
+  boolean extend(byte[] id, int attempt, long leaseUntil) {
+    Job j = leasedAs(id, attempt);
+    if (j == null) {
+      return false;
+    }
+    leased.remove(j);
+    j.leaseUntil = leaseUntil;
+    leased.add(j);
+    return true;
+  }
+
+  /**
+   * Gives a leased job back before its lease ends, due at {@code due}: the attempt does not count.
+   * False if this lease does not hold it.
+   */
+  boolean release(byte[] id, int attempt, long due) {
+    Job j = leasedAs(id, attempt);
+    if (j == null) {
+      return false;
+    }
+    leased.remove(j);
+    j.attempts--;
+    j.state = State.WAITING;
+    j.due = due;
+    delayed.add(j);
+    return true;
+  }
+
+  /** The dead jobs, oldest death first, at most {@code count}. */
+  List<Job> dead(int count) {
+    List<Job> out = new ArrayList<>(Math.min(count, dead.size()));
+    for (Iterator<Job> it = dead.values().iterator(); it.hasNext() && out.size() < count; ) {
+      out.add(it.next());
+    }
+    return out;
+  }
+
+  /**
+   * Makes dead jobs due at {@code now} again with their attempts and errors cleared: the one with
+   * {@code id}, or every one when it is null. How many.
+   */
+  int replay(long now, byte @Nullable [] id) {
+    List<Job> jobs = new ArrayList<>();
+    if (id == null) {
+      jobs.addAll(dead.values());
+    } else {
+      Job j = dead.get(ByteBuffer.wrap(id));
+      if (j != null) {
+        jobs.add(j);
+      }
+    }
+    for (Job j : jobs) {
+      dead.remove(ByteBuffer.wrap(j.id));
+      for (String e : j.errors) {
+        memory -= 40 + 2L * e.length();
+      }
+      j.errors.clear();
+      j.attempts = 0;
+      j.state = State.WAITING;
+      j.due = now;
+      delayed.add(j);
+    }
+    return jobs.size();
+  }
+
+  /** Deletes every dead job; how many. */
+  int purge() {
+    int n = dead.size();
+    for (Job j : dead.values()) {
+      byId.remove(ByteBuffer.wrap(j.id));
+      memory -= j.memory();
+    }
+    dead.clear();
+    return n;
+  }
+
+  private void dropDoneIds(long now) {
+    if (doneUntil.isEmpty()) {
+      return;
+    }
+    for (Iterator<Map.Entry<ByteBuffer, Long>> it = doneUntil.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<ByteBuffer, Long> e = it.next();
+      if (e.getValue() <= now) {
+        memory -= 64 + e.getKey().remaining();
+        it.remove();
+      }
+    }
+  }
+
+  /** The job with this id, not acked yet, or null. */
+  @Nullable Job job(byte[] id) {
+    return byId.get(ByteBuffer.wrap(id));
+  }
+
+  /** Counts as of {@code now}: due, delayed (due later), leased, dead. */
+  long[] counts(long now) {
+    long due = ready.size();
+    long later = 0;
+    for (Job j : delayed) {
+      if (j.due <= now) {
+        due++;
+      } else {
+        later++;
+      }
+    }
+    long leasedNow = 0;
+    long deadNow = dead.size();
+    for (Job j : leased) {
+      if (j.leaseUntil > now) {
+        leasedNow++;
+      } else if (j.attempts >= j.maxAttempts) {
+        deadNow++; // its lease expired on its last attempt
+      } else {
+        due++; // its lease expired: due again
+      }
+    }
+    return new long[] {due, later, leasedNow, deadNow};
+  }
+
+  /** The earliest time a job becomes due or a lease ends, or Long.MAX_VALUE: when to wake. */
+  long nextWake() {
+    long t = Long.MAX_VALUE;
+    if (!ready.isEmpty()) {
+      return Long.MIN_VALUE;
+    }
+    if (!delayed.isEmpty()) {
+      t = delayed.first().due;
+    }
+    if (!leased.isEmpty()) {
+      t = Math.min(t, leased.first().leaseUntil);
+    }
+    return t;
+  }
+
+  /** Bytes the queue holds in memory, about. */
+  long memoryUsage() {
+    return 256 + memory + 48L * (byId.size() + doneUntil.size());
+  }
+
+  /** Every job not acked, in the order added: for snapshots. */
+  List<Job> jobs() {
+    List<Job> all = new ArrayList<>(byId.values());
+    all.sort(Comparator.comparingLong(j -> j.seq));
+    return all;
+  }
+
+  Map<ByteBuffer, Long> doneIds() {
+    return doneUntil;
+  }
+
+  long nextSeq() {
+    return nextSeq;
+  }
+
+  /**
+   * Restores a job from a snapshot, in the state it was in. A waiting job goes among the delayed:
+   * the next reserve makes it due, as it would have been. Dead jobs come back with {@link
+   * #restoreDeadOrder}.
+   */
+  void restore(Job j) {
+    byId.put(ByteBuffer.wrap(j.id), j);
+    memory += j.memory();
+    switch (j.state) {
+      case WAITING -> delayed.add(j);
+      case LEASED -> leased.add(j);
+      case DEAD -> {} // in restoreDeadOrder's order
+    }
+    nextSeq = Math.max(nextSeq, j.seq + 1);
+  }
+
+  /** The dead jobs' ids, in the order they died. */
+  List<byte[]> deadOrder() {
+    List<byte[]> out = new ArrayList<>(dead.size());
+    for (Job j : dead.values()) {
+      out.add(j.id);
+    }
+    return out;
+  }
+
+  /** Puts restored dead jobs back in the order they died. */
+  void restoreDeadOrder(List<byte[]> ids) {
+    for (byte[] id : ids) {
+      Job j = byId.get(ByteBuffer.wrap(id));
+      if (j != null && j.state == State.DEAD) {
+        dead.put(ByteBuffer.wrap(j.id), j);
+      }
+    }
+  }
+
+  void restoreDone(byte[] id, long until) {
+    doneUntil.put(ByteBuffer.wrap(id), until);
+    memory += 64 + id.length;
+  }
+
+  void restoreNextSeq(long seq) {
+    nextSeq = Math.max(nextSeq, seq);
+  }
+}

@@ -1,0 +1,251 @@
+package io.idem.server.commands.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.commands.queue.JobQueue.Backoff;
+import io.idem.server.commands.queue.JobQueue.BackoffKind;
+import io.idem.server.commands.queue.JobQueue.Failed;
+import io.idem.server.commands.queue.JobQueue.Job;
+import io.idem.server.commands.queue.JobQueue.State;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The queue's order, leases, retries, dead letters and unique ids, and a model it must match. */
+class JobQueueTest {
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String s(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> ids(List<Job> jobs) {
+    return jobs.stream().map(j -> s(j.id)).toList();
+  }
+
+  private static JobQueue.Added add(JobQueue q, long now, String id, int priority, long due) {
+    return q.add(now, id == null ? null : b(id), b("p"), priority, due, 3, Backoff.NONE, 0);
+  }
+
+  @Test
+  void dueJobs_goByPriority_thenDueTime_thenTheOrderAdded() {
+    JobQueue q = new JobQueue();
+    add(q, 0, "low-early", 0, 10);
+    add(q, 0, "high-late", 5, 30);
+    add(q, 0, "low-late", 0, 20);
+    add(q, 0, "high-early", 5, 20);
+    add(q, 0, "low-early-2", 0, 10);
+    add(q, 0, "future", 9, 1000);
+    assertThat(q.reserve(5, 10, 100)).isEmpty(); // nothing due at 5
+    assertThat(ids(q.reserve(50, 10, 5000)))
+        .containsExactly("high-early", "high-late", "low-early", "low-early-2", "low-late");
+    assertThat(q.counts(50)).containsExactly(0, 1, 5, 0);
+    assertThat(ids(q.reserve(1000, 10, 2000))).containsExactly("future");
+  }
+
+  @Test
+  void aLease_holdsTheJobForOneWorker_andItsExpiryMakesItDueAgain() {
+    JobQueue q = new JobQueue();
+    assertThat(add(q, 0, null, 0, 0).id()).isEqualTo(b("1")); // no id: its number
+    Job first = q.reserve(0, 1, 100).get(0);
+    assertThat(first.attempts).isEqualTo(1);
+    assertThat(q.reserve(50, 1, 150)).isEmpty(); // leased: no one else gets it
+    assertThat(q.extend(b("1"), 1, 200)).isTrue();
+    assertThat(q.reserve(150, 1, 250)).isEmpty(); // extended past 150
+    Job again = q.reserve(200, 1, 300).get(0); // the lease ended at 200: due again
+    assertThat(again.attempts).isEqualTo(2);
+    assertThat(again.errors).containsExactly("lease expired at 200");
+    // The first worker's token is stale: its ack, fail, extend and release do nothing.
+    assertThat(q.ack(210, b("1"), 1)).isFalse();
+    assertThat(q.fail(210, b("1"), 1, "late", 0)).isEqualTo(Failed.NOT_LEASED);
+    assertThat(q.extend(b("1"), 1, 999)).isFalse();
+    assertThat(q.release(b("1"), 1, 0)).isFalse();
+    assertThat(q.ack(210, b("1"), 2)).isTrue();
+    assertThat(q.job(b("1"))).isNull();
+    assertThat(q.counts(210)).containsExactly(0, 0, 0, 0);
+  }
+
+  @Test
+  void failures_retryAtTheGivenTime_thenTheLastOneIsADeadLetterWithItsHistory() {
+    JobQueue q = new JobQueue();
+    q.add(0, b("j"), b("p"), 0, 0, 3, new Backoff(BackoffKind.EXPONENTIAL, 100, 1000), 0);
+    for (int attempt = 1; attempt <= 2; attempt++) {
+      Job j = q.reserve(attempt * 1000L, 1, attempt * 1000L + 50).get(0);
+      assertThat(
+              q.fail(attempt * 1000L, j.id, j.attempts, "boom " + attempt, attempt * 1000L + 500))
+          .isEqualTo(Failed.RETRY);
+      assertThat(q.reserve(attempt * 1000L + 499, 1, 0)).isEmpty(); // not before its retry time
+    }
+    Job last = q.reserve(3000, 1, 3050).get(0);
+    assertThat(q.fail(3000, last.id, 3, "boom 3", 9999)).isEqualTo(Failed.DEAD);
+    assertThat(q.dead(10)).hasSize(1);
+    assertThat(q.dead(10).get(0).errors).containsExactly("boom 1", "boom 2", "boom 3");
+    assertThat(q.job(b("j")).state).isEqualTo(State.DEAD);
+    assertThat(q.counts(3000)).containsExactly(0, 0, 0, 1);
+    assertThat(q.replay(4000, b("j"))).isEqualTo(1);
+    Job replayed = q.reserve(4000, 1, 4100).get(0);
+    assertThat(replayed.attempts).isEqualTo(1);
+    assertThat(replayed.errors).isEmpty();
+    q.fail(4000, replayed.id, 1, "again", 4000);
+    // A lease that expires on the last attempt is a dead letter too.
+    q.reserve(4000, 1, 4010);
+    q.reserve(4010, 1, 4020);
+    assertThat(q.counts(4020)).containsExactly(0, 0, 0, 1); // as of 4020, dead
+    q.settle(4020);
+    assertThat(q.dead(10).get(0).errors)
+        .containsExactly("again", "lease expired at 4010", "lease expired at 4020");
+    assertThat(q.purge()).isEqualTo(1);
+    assertThat(q.job(b("j"))).isNull();
+  }
+
+  @Test
+  void releasing_givesTheJobBack_withoutCountingTheAttempt() {
+    JobQueue q = new JobQueue();
+    q.add(0, b("j"), b("p"), 0, 0, 1, Backoff.NONE, 0);
+    Job j = q.reserve(0, 1, 100).get(0);
+    assertThat(q.release(j.id, 1, 50)).isTrue();
+    assertThat(q.reserve(49, 1, 100)).isEmpty();
+    assertThat(q.reserve(50, 1, 100).get(0).attempts).isEqualTo(1); // still its first attempt
+  }
+
+  @Test
+  void aUniqueId_isHeldWhileTheJobLives_andForItsWindowAfterItsAck() {
+    JobQueue q = new JobQueue();
+    assertThat(q.add(0, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).isNew()).isTrue();
+    JobQueue.Added again = q.add(5, b("order-7"), b("other"), 0, 0, 1, Backoff.NONE, 1000);
+    assertThat(again.isNew()).isFalse();
+    assertThat(again.state()).isEqualTo(State.WAITING);
+    Job j = q.reserve(10, 1, 100).get(0);
+    assertThat(q.add(20, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).state())
+        .isEqualTo(State.LEASED);
+    q.ack(30, j.id, 1);
+    JobQueue.Added done = q.add(500, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000);
+    assertThat(done.isNew()).isFalse();
+    assertThat(done.state()).isNull(); // done, inside its window
+    assertThat(q.add(1030, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).isNew()).isTrue();
+  }
+
+  @Test
+  void backoffs_fixedOrDoubling_capped() {
+    Backoff fixed = new Backoff(BackoffKind.FIXED, 500, 10_000);
+    Backoff doubling = new Backoff(BackoffKind.EXPONENTIAL, 100, 1000);
+    assertThat(fixed.delay(1)).isEqualTo(500);
+    assertThat(fixed.delay(9)).isEqualTo(500);
+    assertThat(List.of(1, 2, 3, 4, 5, 80).stream().map(doubling::delay).toList())
+        .containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L);
+  }
+
+  /** A job of the model: the same fields, kept in a plain list. */
+  private static final class M {
+    final long seq;
+    final String id;
+    final int priority;
+    long due;
+    int attempts;
+    long leaseUntil;
+    State state = State.WAITING;
+
+    M(long seq, String id, int priority, long due) {
+      this.seq = seq;
+      this.id = id;
+      this.priority = priority;
+      this.due = due;
+    }
+  }
+
+  /**
+   * Random adds, reserves, acks, fails, extends and releases at a clock that moves on, against a
+   * model that sorts a list on every reserve: the queue leases the same jobs in the same order.
+   */
+  @Test
+  void randomOperations_matchASortedListModel() {
+    SplittableRandom rnd = new SplittableRandom(33);
+    JobQueue q = new JobQueue();
+    List<M> model = new ArrayList<>();
+    long now = 0;
+    long seq = 1;
+    int maxAttempts = 3;
+    for (int step = 0; step < 5000; step++) {
+      now += rnd.nextInt(20);
+      int op = rnd.nextInt(10);
+      if (op < 4) {
+        int priority = rnd.nextInt(3);
+        long due = now + (rnd.nextBoolean() ? 0 : rnd.nextInt(200));
+        String id = "job-" + seq;
+        q.add(now, b(id), b("p"), priority, due, maxAttempts, Backoff.NONE, 0);
+        model.add(new M(seq++, id, priority, due));
+      } else if (op < 7) {
+        int count = 1 + rnd.nextInt(3);
+        long until = now + 1 + rnd.nextInt(100);
+        List<String> got = ids(q.reserve(now, count, until));
+        // The model: expired leases first, then the due jobs sorted.
+        for (M m : model) {
+          if (m.state == State.LEASED && m.leaseUntil <= now) {
+            if (m.attempts >= maxAttempts) {
+              m.state = State.DEAD;
+            } else {
+              m.state = State.WAITING;
+              m.due = m.leaseUntil;
+            }
+          }
+        }
+        final long t = now;
+        List<M> due =
+            new ArrayList<>(
+                model.stream().filter(m -> m.state == State.WAITING && m.due <= t).toList());
+        due.sort(
+            Comparator.<M>comparingInt(m -> -m.priority)
+                .thenComparingLong(m -> m.due)
+                .thenComparingLong(m -> m.seq));
+        List<String> want = new ArrayList<>();
+        for (M m : due.subList(0, Math.min(count, due.size()))) {
+          m.state = State.LEASED;
+          m.attempts++;
+          m.leaseUntil = until;
+          want.add(m.id);
+        }
+        assertThat(got).as("step %d at %d", step, now).isEqualTo(want);
+      } else {
+        List<M> held = model.stream().filter(m -> m.state == State.LEASED).toList();
+        if (held.isEmpty()) {
+          continue;
+        }
+        // Until a reserve settles it, an expired lease is still its worker's: its token works.
+        M m = held.get(rnd.nextInt(held.size()));
+        int token = m.attempts;
+        switch (op) {
+          case 7 -> {
+            boolean acked = q.ack(now, b(m.id), token);
+            if (acked) {
+              model.remove(m);
+            }
+          }
+          case 8 -> {
+            long retry = now + rnd.nextInt(50);
+            Failed f = q.fail(now, b(m.id), token, "e", retry);
+            if (f == Failed.DEAD) {
+              m.state = State.DEAD;
+            } else if (f == Failed.RETRY) {
+              m.state = State.WAITING;
+              m.due = retry;
+            }
+          }
+          default -> {
+            long until = now + rnd.nextInt(100);
+            if (q.extend(b(m.id), token, until)) {
+              m.leaseUntil = until;
+            }
+          }
+        }
+      }
+    }
+    long[] counts = q.counts(now);
+    assertThat(counts[0] + counts[1] + counts[2] + counts[3]).isEqualTo(model.size());
+  }
+}

@@ -20,6 +20,8 @@ import io.idem.server.commands.generic.GenericCommands;
 import io.idem.server.commands.generic.TransactionCommands;
 import io.idem.server.commands.hll.HllCodec;
 import io.idem.server.commands.hll.HyperLogLogCommands;
+import io.idem.server.commands.queue.QueueCodec;
+import io.idem.server.commands.queue.QueueCommands;
 import io.idem.server.commands.tdigest.TdigestCodec;
 import io.idem.server.commands.tdigest.TdigestCommands;
 import io.idem.server.commands.topk.TopkCodec;
@@ -47,6 +49,7 @@ public final class Commands {
         .register(DistinctCommands.specs())
         .register(TopkCommands.specs())
         .register(TdigestCommands.specs())
+        .register(QueueCommands.specs())
         .register(ClusterCommands.specs());
   }
 
@@ -64,6 +67,7 @@ public final class Commands {
             HllCodec.INSTANCE,
             DistinctCodec.INSTANCE,
             TopkCodec.INSTANCE,
-            TdigestCodec.INSTANCE));
+            TdigestCodec.INSTANCE,
+            QueueCodec.INSTANCE));
   }
 }

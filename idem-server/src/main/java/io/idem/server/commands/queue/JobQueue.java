@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Not thread-safe: the caller holds the key's lock.
  */
-final class JobQueue {
+public final class JobQueue {
 
   /** Where a job is. */
   enum State {

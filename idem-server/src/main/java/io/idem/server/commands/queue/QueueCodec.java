@@ -1,0 +1,329 @@
+package io.idem.server.commands.queue;
+
+import io.idem.server.commands.queue.JobQueue.Backoff;
+import io.idem.server.commands.queue.JobQueue.BackoffKind;
+import io.idem.server.commands.queue.JobQueue.Job;
+import io.idem.server.commands.queue.JobQueue.State;
+import io.idem.server.engine.ValueCodec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How the engine keeps QUEUE.* values durable. Recipe: u8 1. Every operation carries the time it
+ * happened at and what the command drew (a retry's due time with its jitter), so replaying them in
+ * order gives back the same queue:
+ *
+ * <pre>
+ * op  name     payload (big-endian; an id or a payload is u32 length + bytes, an absent id length
+ *              0xFFFFFFFF)
+ * 1   ADD      u64 now | id | payload | i32 priority | u64 due | u32 max attempts | backoff:
+ *              u8 kind (0 fixed, 1 exponential) | u64 base ms | u64 max ms | u64 unique ms
+ * 2   RESERVE  u64 now | u32 count | u64 lease until
+ * 3   ACK      u64 now | id | u32 attempt
+ * 4   FAIL     u64 now | id | u32 attempt | error (u32 length + UTF-8) | u64 retry due
+ * 5   EXTEND   id | u32 attempt | u64 lease until
+ * 6   RELEASE  id | u32 attempt | u64 due
+ * 7   REPLAY   u64 now | id (absent: every dead job)
+ * 8   PURGE    nothing
+ * </pre>
+ *
+ * <p>Snapshot, version 1: u8 1 | u64 next sequence number | u32 jobs | per job, in the order added:
+ * u64 seq | id | payload | i32 priority | u64 due | u32 max attempts | backoff | u64 unique ms |
+ * u32 attempts | u64 lease until | u8 state (0 waiting, 1 leased, 2 dead) | u32 errors | each error
+ * | u32 dead | the dead jobs' ids in the order they died | u32 done ids | each id | u64 until.
+ */
+public final class QueueCodec implements ValueCodec<JobQueue> {
+
+  public static final QueueCodec INSTANCE = new QueueCodec();
+
+  static final byte TYPE_ID = 19;
+  static final byte OP_ADD = 1;
+  static final byte OP_RESERVE = 2;
+  static final byte OP_ACK = 3;
+  static final byte OP_FAIL = 4;
+  static final byte OP_EXTEND = 5;
+  static final byte OP_RELEASE = 6;
+  static final byte OP_REPLAY = 7;
+  static final byte OP_PURGE = 8;
+  static final byte[] RECIPE = {1};
+  private static final int SNAPSHOT_VERSION = 1;
+  private static final int ABSENT = -1;
+
+  private QueueCodec() {}
+
+  @Override
+  public byte typeId() {
+    return TYPE_ID;
+  }
+
+  @Override
+  public String typeName() {
+    return "queue";
+  }
+
+  @Override
+  public Class<JobQueue> valueClass() {
+    return JobQueue.class;
+  }
+
+  @Override
+  public JobQueue create(byte[] recipe) throws IOException {
+    if (recipe.length != 1 || recipe[0] != 1) {
+      throw new IOException("queue recipe of " + recipe.length + " bytes is not version 1");
+    }
+    return new JobQueue();
+  }
+
+  // ---- operations: written by the handlers, replayed here
+
+  /** A growing operation record. */
+  static final class Op {
+    private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(64);
+    private final DataOutputStream out = new DataOutputStream(bytes);
+
+    Op u8(int v) {
+      return io(() -> out.writeByte(v));
+    }
+
+    Op i32(int v) {
+      return io(() -> out.writeInt(v));
+    }
+
+    Op u64(long v) {
+      return io(() -> out.writeLong(v));
+    }
+
+    Op bytes(byte[] b) {
+      return io(
+          () -> {
+            if (b == null) {
+              out.writeInt(ABSENT);
+            } else {
+              out.writeInt(b.length);
+              out.write(b);
+            }
+          });
+    }
+
+    Op text(String s) {
+      return bytes(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    Op backoff(Backoff b) {
+      return u8(b.kind() == BackoffKind.FIXED ? 0 : 1).u64(b.base()).u64(b.max());
+    }
+
+    byte[] done() {
+      return bytes.toByteArray();
+    }
+
+    private interface Write {
+      void run() throws IOException;
+    }
+
+    private Op io(Write w) {
+      try {
+        w.run();
+      } catch (IOException e) {
+        throw new IllegalStateException("a byte array stream does not fail", e);
+      }
+      return this;
+    }
+  }
+
+  @Override
+  public void apply(JobQueue q, byte op, byte[] payload) throws IOException {
+    ByteBuffer b = ByteBuffer.wrap(payload);
+    try {
+      switch (op) {
+        case OP_ADD -> {
+          long now = b.getLong();
+          byte[] id = bytes(b, payload.length);
+          byte[] body = bytes(b, payload.length);
+          q.add(now, id, body, b.getInt(), b.getLong(), b.getInt(), backoff(b), b.getLong());
+        }
+        case OP_RESERVE -> q.reserve(b.getLong(), b.getInt(), b.getLong());
+        case OP_ACK -> q.ack(b.getLong(), bytes(b, payload.length), b.getInt());
+        case OP_FAIL -> {
+          long now = b.getLong();
+          byte[] id = bytes(b, payload.length);
+          int attempt = b.getInt();
+          String error = new String(bytes(b, payload.length), StandardCharsets.UTF_8);
+          q.fail(now, id, attempt, error, b.getLong());
+        }
+        case OP_EXTEND -> q.extend(bytes(b, payload.length), b.getInt(), b.getLong());
+        case OP_RELEASE -> q.release(bytes(b, payload.length), b.getInt(), b.getLong());
+        case OP_REPLAY -> q.replay(b.getLong(), bytes(b, payload.length));
+        case OP_PURGE -> q.purge();
+        default -> throw new IOException("unknown queue operation " + op);
+      }
+    } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
+      throw new IOException("queue operation " + op + " cut short or out of range");
+    }
+    if (b.hasRemaining()) {
+      throw new IOException("queue operation " + op + " has " + b.remaining() + " bytes too many");
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer b, int limit) throws IOException {
+    int n = b.getInt();
+    if (n == ABSENT) {
+      return null;
+    }
+    if (n < 0 || n > b.remaining() || n > limit) {
+      throw new IOException("a length of " + Integer.toUnsignedString(n) + " passes the record");
+    }
+    byte[] out = new byte[n];
+    b.get(out);
+    return out;
+  }
+
+  private static Backoff backoff(ByteBuffer b) throws IOException {
+    int kind = b.get();
+    if (kind != 0 && kind != 1) {
+      throw new IOException("backoff kind " + kind + " is not known");
+    }
+    return new Backoff(
+        kind == 0 ? BackoffKind.FIXED : BackoffKind.EXPONENTIAL, b.getLong(), b.getLong());
+  }
+
+  // ---- snapshots
+
+  @Override
+  public void write(JobQueue q, OutputStream os) throws IOException {
+    DataOutputStream out = new DataOutputStream(os);
+    out.writeByte(SNAPSHOT_VERSION);
+    out.writeLong(q.nextSeq());
+    List<Job> jobs = q.jobs();
+    out.writeInt(jobs.size());
+    for (Job j : jobs) {
+      out.writeLong(j.seq);
+      writeBytes(out, j.id);
+      writeBytes(out, j.payload);
+      out.writeInt(j.priority);
+      out.writeLong(j.due);
+      out.writeInt(j.maxAttempts);
+      out.writeByte(j.backoff.kind() == BackoffKind.FIXED ? 0 : 1);
+      out.writeLong(j.backoff.base());
+      out.writeLong(j.backoff.max());
+      out.writeLong(j.uniqueMillis);
+      out.writeInt(j.attempts);
+      out.writeLong(j.leaseUntil);
+      out.writeByte(j.state.ordinal());
+      out.writeInt(j.errors.size());
+      for (String e : j.errors) {
+        writeBytes(out, e.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    List<byte[]> deadOrder = q.deadOrder();
+    out.writeInt(deadOrder.size());
+    for (byte[] id : deadOrder) {
+      writeBytes(out, id);
+    }
+    Map<ByteBuffer, Long> done = q.doneIds();
+    out.writeInt(done.size());
+    for (Map.Entry<ByteBuffer, Long> e : done.entrySet()) {
+      byte[] id = new byte[e.getKey().remaining()];
+      e.getKey().duplicate().get(id);
+      writeBytes(out, id);
+      out.writeLong(e.getValue());
+    }
+    out.flush();
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  @Override
+  public JobQueue read(InputStream is, long maxBytes) throws IOException {
+    DataInputStream in = new DataInputStream(is);
+    int version = in.readUnsignedByte();
+    if (version != SNAPSHOT_VERSION) {
+      throw new IOException("queue snapshot version " + version + ", this Idem reads 1");
+    }
+    long[] budget = {maxBytes};
+    JobQueue q = new JobQueue();
+    q.restoreNextSeq(in.readLong());
+    int n = count(in, budget, 60);
+    for (int i = 0; i < n; i++) {
+      long seq = in.readLong();
+      byte[] id = readBytes(in, budget);
+      byte[] payload = readBytes(in, budget);
+      int priority = in.readInt();
+      long due = in.readLong();
+      int maxAttempts = in.readInt();
+      int kind = in.readUnsignedByte();
+      if (kind > 1) {
+        throw new IOException("backoff kind " + kind + " is not known");
+      }
+      Backoff backoff =
+          new Backoff(
+              kind == 0 ? BackoffKind.FIXED : BackoffKind.EXPONENTIAL,
+              in.readLong(),
+              in.readLong());
+      long unique = in.readLong();
+      Job j = new Job(seq, id, payload, priority, due, maxAttempts, backoff, unique);
+      j.attempts = in.readInt();
+      j.leaseUntil = in.readLong();
+      int state = in.readUnsignedByte();
+      if (state >= State.values().length) {
+        throw new IOException("job state " + state + " is not known");
+      }
+      j.state = State.values()[state];
+      int errors = count(in, budget, 4);
+      for (int e = 0; e < errors; e++) {
+        j.errors.add(new String(readBytes(in, budget), StandardCharsets.UTF_8));
+      }
+      q.restore(j);
+    }
+    int dead = count(in, budget, 4);
+    List<byte[]> order = new ArrayList<>(dead);
+    for (int i = 0; i < dead; i++) {
+      order.add(readBytes(in, budget));
+    }
+    q.restoreDeadOrder(order);
+    int done = count(in, budget, 12);
+    for (int i = 0; i < done; i++) {
+      byte[] id = readBytes(in, budget);
+      q.restoreDone(id, in.readLong());
+    }
+    return q;
+  }
+
+  /** A count of things each at least {@code minBytes} long, checked against what may be read. */
+  private static int count(DataInputStream in, long[] budget, int minBytes) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || (long) n * minBytes > budget[0]) {
+      throw new IOException(
+          "a queue snapshot count of " + Integer.toUnsignedString(n) + " is too large");
+    }
+    return n;
+  }
+
+  private static byte[] readBytes(DataInputStream in, long[] budget) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > budget[0]) {
+      throw new IOException(
+          "a queue snapshot length of " + Integer.toUnsignedString(n) + " is too large");
+    }
+    budget[0] -= n;
+    byte[] b = new byte[n];
+    in.readFully(b);
+    return b;
+  }
+
+  @Override
+  public long memoryUsage(JobQueue q) {
+    return q.memoryUsage();
+  }
+}

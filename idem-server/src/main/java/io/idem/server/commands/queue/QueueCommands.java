@@ -1,0 +1,68 @@
+package io.idem.server.commands.queue;
+
+import static io.idem.server.dispatch.CommandSpec.Flag.DENYOOM;
+import static io.idem.server.dispatch.CommandSpec.Flag.FAST;
+import static io.idem.server.dispatch.CommandSpec.Flag.READONLY;
+import static io.idem.server.dispatch.CommandSpec.Flag.WRITE;
+import static io.idem.server.dispatch.CommandSpec.command;
+import static io.idem.server.dispatch.Documented.doc;
+
+import io.idem.server.dispatch.CommandSpec;
+import java.util.List;
+
+/** Idem's QUEUE.* commands on durable job queues (values of {@link QueueCodec}). */
+public final class QueueCommands {
+
+  private QueueCommands() {}
+
+  /** The family's registration list. */
+  public static List<CommandSpec> specs() {
+    return List.of(
+        command(
+                "queue.add",
+                -3,
+                doc(
+                    "key payload [DELAY duration | AT unix-ms] [PRIORITY n] [ID id [UNIQUE"
+                        + " duration]] [ATTEMPTS n] [BACKOFF FIXED|EXPONENTIAL duration [MAX"
+                        + " duration]]",
+                    QueueHandlers::add))
+            .flags(WRITE, DENYOOM, FAST)
+            .key()
+            .build(),
+        command("queue.reserve", -2, doc("key [COUNT n] [LEASE duration]", QueueHandlers::reserve))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.ack", 4, doc("key id attempt", QueueHandlers::ack))
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.fail", 5, doc("key id attempt error", QueueHandlers::fail))
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.extend", 5, doc("key id attempt duration", QueueHandlers::extend))
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.release", -4, doc("key id attempt [DELAY duration]", QueueHandlers::release))
+            .atMost(6)
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.dead", -2, doc("key [COUNT n]", QueueHandlers::dead))
+            .atMost(4)
+            .flags(READONLY)
+            .key()
+            .build(),
+        command("queue.replay", 3, doc("key (id | ALL)", QueueHandlers::replay))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.purge", 2, doc("key", QueueHandlers::purge)).flags(WRITE).key().build(),
+        command("queue.info", 2, doc("key", QueueHandlers::info))
+            .flags(READONLY, FAST)
+            .key()
+            .build());
+  }
+}

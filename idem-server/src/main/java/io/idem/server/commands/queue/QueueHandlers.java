@@ -1,0 +1,405 @@
+package io.idem.server.commands.queue;
+
+import io.idem.server.commands.queue.JobQueue.Backoff;
+import io.idem.server.commands.queue.JobQueue.BackoffKind;
+import io.idem.server.commands.queue.JobQueue.Job;
+import io.idem.server.commands.queue.QueueCodec.Op;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.engine.Entry;
+import io.idem.server.reply.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The QUEUE.* commands: a durable job queue at a key (docs/commands/queue.md). Times are the
+ * engine's clock; every change is logged with the time it happened at and what it drew, so a replay
+ * gives back the same queue.
+ */
+final class QueueHandlers {
+
+  static final String NOT_FOUND = "ERR no such queue";
+  static final long DEFAULT_LEASE_MILLIS = 30_000;
+  static final int MAX_COUNT = 1000;
+  static final int MAX_ID_BYTES = 1024;
+  static final int MAX_ATTEMPTS = 1000;
+  static final int MAX_ERROR_BYTES = 4096;
+
+  private QueueHandlers() {}
+
+  private static JobQueue queue(@Nullable Entry e) {
+    JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
+    if (q == null) {
+      throw new CommandException(NOT_FOUND);
+    }
+    return q;
+  }
+
+  private static long duration(Call call, int i) {
+    Long ms = Parse.durationMillisOrNull(call.arg(i));
+    if (ms == null) {
+      throw CommandException.err(
+          "a duration is a whole number of seconds, or one with ms, s, m, h or d, up to 3650d");
+    }
+    return ms;
+  }
+
+  private static int attempt(Call call, int i) {
+    Long a = Parse.longOrNull(call.arg(i));
+    if (a == null || a < 1 || a > Integer.MAX_VALUE) {
+      throw CommandException.err("an attempt is a positive integer, as QUEUE.RESERVE gave it");
+    }
+    return a.intValue();
+  }
+
+  private static byte[] id(Call call, int i) {
+    byte[] id = call.arg(i);
+    if (id.length == 0 || id.length > MAX_ID_BYTES) {
+      throw CommandException.err("a job id is 1 to " + MAX_ID_BYTES + " bytes");
+    }
+    return id;
+  }
+
+  /**
+   * QUEUE.ADD key payload [DELAY duration | AT unix-ms] [PRIORITY n] [ID id [UNIQUE duration]]
+   * [ATTEMPTS n] [BACKOFF FIXED|EXPONENTIAL duration [MAX duration]].
+   */
+  static Reply add(Call call) {
+    long delay = 0;
+    Long at = null;
+    int priority = 0;
+    byte[] id = null;
+    long unique = 0;
+    int attempts = 1;
+    Backoff backoff = Backoff.NONE;
+    for (int i = 3; i < call.argc(); i++) {
+      if (call.is(i, "DELAY") && i + 1 < call.argc()) {
+        delay = duration(call, ++i);
+      } else if (call.is(i, "AT") && i + 1 < call.argc()) {
+        Long t = Parse.longOrNull(call.arg(++i));
+        if (t == null || t < 0) {
+          throw CommandException.err("AT is a Unix time in milliseconds");
+        }
+        at = t;
+      } else if (call.is(i, "PRIORITY") && i + 1 < call.argc()) {
+        Long p = Parse.longOrNull(call.arg(++i));
+        if (p == null || p < -1_000_000 || p > 1_000_000) {
+          throw CommandException.err("PRIORITY is an integer from -1000000 to 1000000");
+        }
+        priority = p.intValue();
+      } else if (call.is(i, "ID") && i + 1 < call.argc()) {
+        id = id(call, ++i);
+      } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
+        unique = duration(call, ++i);
+      } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
+        Long a = Parse.longOrNull(call.arg(++i));
+        if (a == null || a < 1 || a > MAX_ATTEMPTS) {
+          throw CommandException.err("ATTEMPTS is an integer from 1 to " + MAX_ATTEMPTS);
+        }
+        attempts = a.intValue();
+      } else if (call.is(i, "BACKOFF") && i + 2 < call.argc()) {
+        BackoffKind kind;
+        if (call.is(i + 1, "FIXED")) {
+          kind = BackoffKind.FIXED;
+        } else if (call.is(i + 1, "EXPONENTIAL")) {
+          kind = BackoffKind.EXPONENTIAL;
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
+        long base = duration(call, i + 2);
+        long max = kind == BackoffKind.FIXED ? base : Parse.MAX_DURATION_MILLIS;
+        i += 2;
+        if (i + 2 < call.argc() && call.is(i + 1, "MAX")) {
+          max = duration(call, i + 2);
+          i += 2;
+        }
+        backoff = new Backoff(kind, base, max);
+      } else {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    if (unique > 0 && id == null) {
+      throw CommandException.err("UNIQUE needs an ID");
+    }
+    if (at != null && delay > 0) {
+      throw CommandException.err("DELAY and AT cannot be given together");
+    }
+    byte[] payload = call.arg(2);
+    byte[] jobId = id;
+    long delayMillis = delay;
+    Long atMillis = at;
+    int pri = priority;
+    int max = attempts;
+    Backoff b = backoff;
+    long uniqueMillis = unique;
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              long now = call.engine().now();
+              JobQueue q = tx.value(QueueCodec.INSTANCE);
+              boolean create = q == null;
+              if (create) {
+                q = new JobQueue();
+              }
+              long due = atMillis != null ? atMillis : now + delayMillis;
+              JobQueue.Added added = q.add(now, jobId, payload, pri, due, max, b, uniqueMillis);
+              if (create) {
+                tx.create(QueueCodec.INSTANCE, q, QueueCodec.RECIPE);
+              }
+              if (added.isNew()) {
+                tx.log(
+                    QueueCodec.OP_ADD,
+                    new Op()
+                        .u64(now)
+                        .bytes(jobId)
+                        .bytes(payload)
+                        .i32(pri)
+                        .u64(due)
+                        .i32(max)
+                        .backoff(b)
+                        .u64(uniqueMillis)
+                        .done());
+              }
+              return Reply.array(
+                  Reply.bulk(added.isNew() ? "new" : "duplicate"),
+                  Reply.bulk(added.id()),
+                  Reply.bulk(
+                      added.state() == null
+                          ? "done"
+                          : added.state().name().toLowerCase(Locale.ROOT)));
+            });
+  }
+
+  /** QUEUE.RESERVE key [COUNT n] [LEASE duration]: due jobs, leased to the caller. */
+  static Reply reserve(Call call) {
+    int count = 1;
+    long lease = DEFAULT_LEASE_MILLIS;
+    for (int i = 2; i < call.argc(); i++) {
+      if (call.is(i, "COUNT") && i + 1 < call.argc()) {
+        Long c = Parse.longOrNull(call.arg(++i));
+        if (c == null || c < 1 || c > MAX_COUNT) {
+          throw CommandException.err("COUNT is an integer from 1 to " + MAX_COUNT);
+        }
+        count = c.intValue();
+      } else if (call.is(i, "LEASE") && i + 1 < call.argc()) {
+        lease = duration(call, ++i);
+      } else {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    int n = count;
+    long leaseMillis = lease;
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = tx.value(QueueCodec.INSTANCE);
+              if (q == null) {
+                return Reply.array(List.of()); // a free key is an empty queue
+              }
+              long now = call.engine().now();
+              long until = now + leaseMillis;
+              List<Job> jobs = q.reserve(now, n, until);
+              if (!jobs.isEmpty()) {
+                // An empty reserve is not logged: what it settled (expired leases) any later
+                // reserve settles the same way, whenever it runs.
+                tx.log(QueueCodec.OP_RESERVE, new Op().u64(now).i32(n).u64(until).done());
+              }
+              List<Reply> out = new ArrayList<>(jobs.size());
+              for (Job j : jobs) {
+                out.add(
+                    Reply.array(
+                        Reply.bulk(j.id), Reply.bulk(j.payload), Reply.integer(j.attempts)));
+              }
+              return Reply.array(out);
+            });
+  }
+
+  /**
+   * QUEUE.ACK key id attempt: the job is done. 1, or 0 if this attempt's lease does not hold it.
+   */
+  static Reply ack(Call call) {
+    byte[] id = id(call, 2);
+    int attempt = attempt(call, 3);
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = queue(tx.entry());
+              long now = call.engine().now();
+              if (!q.ack(now, id, attempt)) {
+                return Reply.ZERO;
+              }
+              tx.log(QueueCodec.OP_ACK, new Op().u64(now).bytes(id).i32(attempt).done());
+              return Reply.integer(1);
+            });
+  }
+
+  /**
+   * QUEUE.FAIL key id attempt error: due again after its backoff (with up to a fifth of it taken
+   * off at random, so retries spread), or a dead letter after its last attempt. Replies ["retry",
+   * due ms], ["dead", nil], or nil if this attempt's lease does not hold the job.
+   */
+  static Reply fail(Call call) {
+    byte[] id = id(call, 2);
+    int attempt = attempt(call, 3);
+    byte[] raw = call.arg(4);
+    String error =
+        new String(raw, 0, Math.min(raw.length, MAX_ERROR_BYTES), StandardCharsets.UTF_8);
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = queue(tx.entry());
+              long now = call.engine().now();
+              Job j = q.job(id);
+              long delay = j == null ? 0 : j.backoff.delay(j.attempts);
+              long jitter = delay == 0 ? 0 : ThreadLocalRandom.current().nextLong(delay / 5 + 1);
+              long due = now + delay - jitter;
+              JobQueue.Failed f = q.fail(now, id, attempt, error, due);
+              if (f == JobQueue.Failed.NOT_LEASED) {
+                return Reply.NULL;
+              }
+              tx.log(
+                  QueueCodec.OP_FAIL,
+                  new Op().u64(now).bytes(id).i32(attempt).text(error).u64(due).done());
+              return f == JobQueue.Failed.DEAD
+                  ? Reply.array(Reply.bulk("dead"), Reply.NULL)
+                  : Reply.array(Reply.bulk("retry"), Reply.integer(due));
+            });
+  }
+
+  /** QUEUE.EXTEND key id attempt duration: the lease ends that long from now. 1 or 0. */
+  static Reply extend(Call call) {
+    byte[] id = id(call, 2);
+    int attempt = attempt(call, 3);
+    long more = duration(call, 4);
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = queue(tx.entry());
+              long until = call.engine().now() + more;
+              if (!q.extend(id, attempt, until)) {
+                return Reply.ZERO;
+              }
+              tx.log(QueueCodec.OP_EXTEND, new Op().bytes(id).i32(attempt).u64(until).done());
+              return Reply.integer(1);
+            });
+  }
+
+  /** QUEUE.RELEASE key id attempt [DELAY duration]: gives the job back; 1 or 0. */
+  static Reply release(Call call) {
+    byte[] id = id(call, 2);
+    int attempt = attempt(call, 3);
+    long delay = 0;
+    if (call.argc() == 6 && call.is(4, "DELAY")) {
+      delay = duration(call, 5);
+    } else if (call.argc() != 4) {
+      throw new CommandException(Errors.SYNTAX);
+    }
+    long later = delay;
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = queue(tx.entry());
+              long due = call.engine().now() + later;
+              if (!q.release(id, attempt, due)) {
+                return Reply.ZERO;
+              }
+              tx.log(QueueCodec.OP_RELEASE, new Op().bytes(id).i32(attempt).u64(due).done());
+              return Reply.integer(1);
+            });
+  }
+
+  /** QUEUE.DEAD key [COUNT n]: dead letters, oldest first: id, payload, attempts, errors. */
+  static Reply dead(Call call) {
+    int count = MAX_COUNT;
+    if (call.argc() == 4 && call.is(2, "COUNT")) {
+      Long c = Parse.longOrNull(call.arg(3));
+      if (c == null || c < 1 || c > MAX_COUNT) {
+        throw CommandException.err("COUNT is an integer from 1 to " + MAX_COUNT);
+      }
+      count = c.intValue();
+    } else if (call.argc() != 2) {
+      throw new CommandException(Errors.SYNTAX);
+    }
+    int n = count;
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              JobQueue q = queue(e);
+              List<Reply> out = new ArrayList<>();
+              for (Job j : q.dead(n)) {
+                List<Reply> errors = new ArrayList<>(j.errors.size());
+                for (String s : j.errors) {
+                  errors.add(Reply.bulk(s));
+                }
+                out.add(
+                    Reply.array(
+                        Reply.bulk(j.id),
+                        Reply.bulk(j.payload),
+                        Reply.integer(j.attempts),
+                        Reply.array(errors)));
+              }
+              return Reply.array(out);
+            });
+  }
+
+  /** QUEUE.REPLAY key (id | ALL): dead jobs due again now, attempts cleared; how many. */
+  static Reply replay(Call call) {
+    byte[] id = call.is(2, "ALL") ? null : id(call, 2);
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              JobQueue q = queue(tx.entry());
+              long now = call.engine().now();
+              int n = q.replay(now, id);
+              if (n > 0) {
+                tx.log(QueueCodec.OP_REPLAY, new Op().u64(now).bytes(id).done());
+              }
+              return Reply.integer(n);
+            });
+  }
+
+  /** QUEUE.PURGE key: deletes the dead letters; how many. */
+  static Reply purge(Call call) {
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              int n = queue(tx.entry()).purge();
+              if (n > 0) {
+                tx.log(QueueCodec.OP_PURGE, new byte[0]);
+              }
+              return Reply.integer(n);
+            });
+  }
+
+  /** QUEUE.INFO key: the counts of ready, delayed, leased and dead jobs, as of now. */
+  static Reply info(Call call) {
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              JobQueue q = queue(e);
+              long[] c = q.counts(call.engine().now());
+              return Reply.map(
+                  List.of(
+                      Reply.bulk("ready"), Reply.integer(c[0]),
+                      Reply.bulk("delayed"), Reply.integer(c[1]),
+                      Reply.bulk("leased"), Reply.integer(c[2]),
+                      Reply.bulk("dead"), Reply.integer(c[3])));
+            });
+  }
+}

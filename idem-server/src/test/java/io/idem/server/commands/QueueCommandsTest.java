@@ -1,0 +1,214 @@
+package io.idem.server.commands;
+
+import static io.idem.server.commands.Harness.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.idem.server.commands.CuckooCodecTest.Logged;
+import io.idem.server.commands.CuckooCodecTest.Op;
+import io.idem.server.commands.CuckooCodecTest.Recording;
+import io.idem.server.commands.queue.JobQueue;
+import io.idem.server.commands.queue.QueueCodec;
+import io.idem.server.reply.Reply;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** QUEUE.* through the dispatcher, at a clock the test moves, and their log's replay. */
+class QueueCommandsTest {
+
+  private final AtomicLong clock = new AtomicLong(1_000_000);
+  private final Harness h = new Harness(clock::get);
+
+  private String show(String... words) {
+    return h.show(words);
+  }
+
+  /** QUEUE.RESERVE's jobs as "id payload attempt" strings. */
+  private List<String> reserve(String... words) {
+    List<String> out = new ArrayList<>();
+    for (Reply job : ((Reply.Array) h.call(words)).items()) {
+      List<Reply> f = ((Reply.Array) job).items();
+      out.add(text(f.get(0)) + " " + text(f.get(1)) + " " + ((Reply.Int) f.get(2)).value());
+    }
+    return out;
+  }
+
+  private static String text(Reply r) {
+    return new String(((Reply.Bulk) r).bytes(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void jobsGoOutDueAndByPriority_leasedToOne_andAckedOnce() {
+    assertThat(show("QUEUE.ADD", "q", "later", "DELAY", "10s")).contains("new").contains("1");
+    show("QUEUE.ADD", "q", "low");
+    show("QUEUE.ADD", "q", "urgent", "PRIORITY", "5");
+    show("QUEUE.ADD", "q", "low-2");
+    assertThat(show("QUEUE.INFO", "q"))
+        .isEqualTo(
+            "{\"ready\"=(integer) 3, \"delayed\"=(integer) 1, \"leased\"=(integer) 0,"
+                + " \"dead\"=(integer) 0}");
+    assertThat(reserve("QUEUE.RESERVE", "q", "COUNT", "10", "LEASE", "30s"))
+        .containsExactly("3 urgent 1", "2 low 1", "4 low-2 1");
+    assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // leased, and "later" is not due
+    clock.addAndGet(10_000);
+    assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("1 later 1");
+    assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 1");
+    assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 0"); // once
+    assertThat(show("QUEUE.RESERVE", "free")).isEqualTo("[]");
+  }
+
+  @Test
+  void anExpiredLease_isDeliveredAgain_andTheFirstWorkersAckIsRefused() {
+    show("QUEUE.ADD", "q", "job", "ATTEMPTS", "3");
+    assertThat(reserve("QUEUE.RESERVE", "q", "LEASE", "5s")).containsExactly("1 job 1");
+    clock.addAndGet(4_000);
+    assertThat(show("QUEUE.EXTEND", "q", "1", "1", "5s")).isEqualTo("(integer) 1");
+    clock.addAndGet(4_000);
+    assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // extended to 9 s
+    clock.addAndGet(1_000);
+    assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("1 job 2");
+    assertThat(show("QUEUE.ACK", "q", "1", "1")).isEqualTo("(integer) 0");
+    assertThat(show("QUEUE.ACK", "q", "1", "2")).isEqualTo("(integer) 1");
+  }
+
+  @Test
+  void failures_backOff_thenTheLastIsADeadLetter_replayedOrPurged() {
+    show("QUEUE.ADD", "q", "job", "ID", "j", "ATTEMPTS", "2", "BACKOFF", "FIXED", "10s");
+    reserve("QUEUE.RESERVE", "q");
+    String retry = show("QUEUE.FAIL", "q", "j", "1", "timeout talking to the bank");
+    long due = Long.parseLong(retry.replaceAll("(?s).*\\(integer\\) (\\d+).*", "$1"));
+    // Ten seconds, less up to a fifth at random so that retries spread.
+    assertThat(due - clock.get()).isBetween(8_000L, 10_000L);
+    clock.set(due - 1);
+    assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty();
+    clock.set(due);
+    assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("j job 2");
+    assertThat(show("QUEUE.FAIL", "q", "j", "2", "declined")).isEqualTo("[\"dead\", (nil)]");
+    assertThat(show("QUEUE.DEAD", "q"))
+        .isEqualTo(
+            "[[\"j\", \"job\", (integer) 2, [\"timeout talking to the bank\","
+                + " \"declined\"]]]");
+    assertThat(show("QUEUE.FAIL", "q", "j", "2", "again")).isEqualTo("(nil)"); // not leased
+    assertThat(show("QUEUE.REPLAY", "q", "j")).isEqualTo("(integer) 1");
+    assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("j job 1");
+    show("QUEUE.FAIL", "q", "j", "1", "x");
+    clock.addAndGet(60_000);
+    reserve("QUEUE.RESERVE", "q");
+    show("QUEUE.FAIL", "q", "j", "2", "y");
+    assertThat(show("QUEUE.PURGE", "q")).isEqualTo("(integer) 1");
+    assertThat(show("QUEUE.DEAD", "q")).isEqualTo("[]");
+  }
+
+  @Test
+  void aUniqueId_answersWhichJobHoldsIt() {
+    assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7", "UNIQUE", "1h"))
+        .isEqualTo("[\"new\", \"order-7\", \"waiting\"]");
+    assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7", "UNIQUE", "1h"))
+        .isEqualTo("[\"duplicate\", \"order-7\", \"waiting\"]");
+    reserve("QUEUE.RESERVE", "q");
+    show("QUEUE.ACK", "q", "order-7", "1");
+    assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7", "UNIQUE", "1h"))
+        .isEqualTo("[\"duplicate\", \"order-7\", \"done\"]");
+    clock.addAndGet(3_600_000);
+    assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7")).startsWith("[\"new\"");
+  }
+
+  @Test
+  void badArguments_areRefusedWithTheirReason() {
+    assertThat(show("QUEUE.ADD", "q", "p", "DELAY", "soon")).contains("a duration is");
+    assertThat(show("QUEUE.ADD", "q", "p", "UNIQUE", "1h")).contains("UNIQUE needs an ID");
+    assertThat(show("QUEUE.ADD", "q", "p", "ATTEMPTS", "0")).contains("ATTEMPTS is");
+    assertThat(show("QUEUE.ADD", "q", "p", "BACKOFF", "LINEAR", "1s")).contains("syntax error");
+    assertThat(show("QUEUE.ADD", "q", "p", "PRIORITY")).contains("syntax error");
+    assertThat(show("QUEUE.RESERVE", "q", "COUNT", "5000")).contains("COUNT is");
+    assertThat(show("QUEUE.ACK", "nothing", "1", "1")).contains("no such queue");
+    assertThat(show("QUEUE.ACK", "q", "1", "x")).contains("an attempt is");
+    h.call("SET", "s", "x");
+    h.call("BF.ADD", "bf", "x");
+    assertThat(show("QUEUE.ADD", "bf", "p")).contains("WRONGTYPE");
+    assertThat(show("TYPE", "q")).isEqualTo("none"); // nothing was made by the errors
+    show("QUEUE.ADD", "q", "p");
+    assertThat(show("TYPE", "q")).isEqualTo("queue");
+  }
+
+  /**
+   * A random day of a queue's life under a moving clock: the value rebuilt from its recipe and
+   * logged operations, or from a snapshot taken midway and the operations after it, is the live
+   * one, byte for byte.
+   */
+  @Test
+  void replayingTheLog_orASnapshotAndTheRest_givesTheLiveQueue() throws IOException {
+    Recording journal = new Recording();
+    h.engine.attach(journal);
+    SplittableRandom rnd = new SplittableRandom(34);
+    byte[] snapshot = null;
+    int snapshotOps = 0;
+    List<String[]> held = new ArrayList<>();
+    for (int step = 0; step < 3000; step++) {
+      clock.addAndGet(rnd.nextInt(500));
+      int op = rnd.nextInt(12);
+      if (op < 4) {
+        List<String> add = new ArrayList<>(List.of("QUEUE.ADD", "q", "payload-" + step));
+        if (rnd.nextBoolean()) {
+          add.addAll(List.of("DELAY", rnd.nextInt(3000) + "ms"));
+        }
+        if (rnd.nextInt(3) == 0) {
+          add.addAll(List.of("PRIORITY", Integer.toString(rnd.nextInt(3))));
+        }
+        if (rnd.nextInt(4) == 0) {
+          add.addAll(List.of("ID", "u-" + rnd.nextInt(50), "UNIQUE", "5s"));
+        }
+        add.addAll(List.of("ATTEMPTS", "3", "BACKOFF", "EXPONENTIAL", "100ms", "MAX", "2s"));
+        h.call(add.toArray(String[]::new));
+      } else if (op < 7) {
+        for (Reply job :
+            ((Reply.Array) h.call("QUEUE.RESERVE", "q", "COUNT", "3", "LEASE", "1s")).items()) {
+          List<Reply> f = ((Reply.Array) job).items();
+          held.add(new String[] {text(f.get(0)), Long.toString(((Reply.Int) f.get(2)).value())});
+        }
+      } else if (!held.isEmpty()) {
+        String[] j = held.remove(rnd.nextInt(held.size()));
+        switch (op) {
+          case 7, 8 -> h.call("QUEUE.ACK", "q", j[0], j[1]);
+          case 9 -> h.call("QUEUE.FAIL", "q", j[0], j[1], "error at " + step);
+          case 10 -> h.call("QUEUE.RELEASE", "q", j[0], j[1], "DELAY", "200ms");
+          default -> h.call("QUEUE.EXTEND", "q", j[0], j[1], "2s");
+        }
+      }
+      if (step % 1000 == 999) {
+        h.call("QUEUE.REPLAY", "q", "ALL");
+      }
+      if (step == 1500) {
+        snapshot = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
+        snapshotOps = journal.of(h, "q").ops().size();
+      }
+    }
+    h.call("QUEUE.PURGE", "q");
+    Logged logged = journal.of(h, "q");
+    byte[] live = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
+    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, logged.replay(QueueCodec.INSTANCE)))
+        .isEqualTo(live);
+    JobQueue fromSnapshot =
+        QueueCodec.INSTANCE.read(new ByteArrayInputStream(snapshot), snapshot.length);
+    for (Op op : logged.ops().subList(snapshotOps, logged.ops().size())) {
+      QueueCodec.INSTANCE.apply(fromSnapshot, op.op(), op.payload());
+    }
+    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, fromSnapshot)).isEqualTo(live);
+    // Cut anywhere, a snapshot is refused with an IOException, never read past its end.
+    for (int cut = 0; cut < live.length; cut += Math.max(1, live.length / 500)) {
+      byte[] part = java.util.Arrays.copyOf(live, cut);
+      assertThatThrownBy(
+              () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
+          .isInstanceOf(IOException.class);
+    }
+  }
+
+  private JobQueue live() {
+    return h.engine.read(bytes("q"), e -> e.valueAs(QueueCodec.INSTANCE));
+  }
+}

@@ -15,11 +15,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Kills server processes with SIGKILL at random moments while every family's writes run on
  * connections of their own ({@link CrashWorkload}: filters, sketches, merges, LOADCHUNK, dedup
- * tables in each mode with slice drops, counter and distinct tables), restarts them on the same
- * data, and checks each workload's model: every acknowledged write is there and none applied twice.
- * The keyspace workload (DEL, RENAME, EXPIRE, expiry, FLUSHALL) runs on a second server, since
- * FLUSHALL takes every key. Snapshots run every second, so kills also land during and after
- * snapshots and log truncation. After the last cycle a graceful stop and a restart check all again.
+ * tables in each mode with slice drops, counter and distinct tables, a job queue), restarts them on
+ * the same data, and checks each workload's model: every acknowledged write is there and none
+ * applied twice. The keyspace workload (DEL, RENAME, EXPIRE, expiry, FLUSHALL) runs on a second
+ * server, since FLUSHALL takes every key. Snapshots run every second, so kills also land during and
+ * after snapshots and log truncation. After the last cycle a graceful stop and a restart check all
+ * again.
  *
  * <p>Cycles: {@code -Didem.crash.cycles=N} (default 3; scripts/crash-test.sh runs a hundred).
  */
@@ -37,6 +38,7 @@ class CrashTest {
     types.addAll(FilterWorkloads.all());
     types.addAll(SketchWorkloads.all());
     types.addAll(DedupWorkloads.all());
+    types.add(new QueueWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());
     Path typesDir = tmp.resolve("types");
     Path keyspaceDir = tmp.resolve("keyspace");

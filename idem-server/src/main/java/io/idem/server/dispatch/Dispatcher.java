@@ -310,7 +310,14 @@ public final class Dispatcher {
       }
       for (int i = 0; i < queued.size(); i++) {
         CommandSpec spec = specs.get(i);
-        replies.add(run(session, spec, queued.get(i), server.stats().command(spec.name())));
+        Reply r = run(session, spec, queued.get(i), server.stats().command(spec.name()));
+        if (r instanceof Reply.Deferred later) {
+          // A command that would wait (a blocking reserve with nothing due) does not inside a
+          // transaction, as Redis's blocking commands do not: its reply is nil.
+          later.future().cancel(false);
+          r = NULL_ARRAY;
+        }
+        replies.add(r);
       }
     }
     session.touch("exec", System.currentTimeMillis()); // CLIENT LIST's cmd=, not the last inside

@@ -9,6 +9,7 @@ import io.idem.server.commands.CuckooCodecTest.Op;
 import io.idem.server.commands.CuckooCodecTest.Recording;
 import io.idem.server.commands.queue.JobQueue;
 import io.idem.server.commands.queue.QueueCodec;
+import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -206,6 +207,34 @@ class QueueCommandsTest {
               () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
           .isInstanceOf(IOException.class);
     }
+  }
+
+  @Test
+  void aBlockedReserve_waitsOffTheLoop_andWakesForAnAddADueJobOrItsTimeout() throws Exception {
+    Harness real = new Harness(); // the system clock: the waits are real
+    Reply waiting = real.call("QUEUE.RESERVE", "q", "BLOCK", "5s");
+    assertThat(waiting).isInstanceOf(Reply.Deferred.class);
+    var first = ((Reply.Deferred) waiting).future();
+    Thread.sleep(100);
+    assertThat(first).isNotDone();
+    real.call("QUEUE.ADD", "q", "now");
+    assertThat(Replies.show(first.get(5, java.util.concurrent.TimeUnit.SECONDS)))
+        .isEqualTo("[[\"1\", \"now\", (integer) 1]]");
+    // A job due in 300 ms wakes a reserve that blocked before it was due.
+    real.call("QUEUE.ADD", "q", "soon", "DELAY", "300ms");
+    long start = System.nanoTime();
+    var second = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "5s")).future();
+    assertThat(Replies.show(second.get(5, java.util.concurrent.TimeUnit.SECONDS)))
+        .isEqualTo("[[\"2\", \"soon\", (integer) 1]]");
+    assertThat(System.nanoTime() - start).isGreaterThan(200_000_000L); // not before it was due
+    // Nothing comes: nil at the timeout.
+    var third = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "200ms")).future();
+    assertThat(third.get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(Reply.NULL_ARRAY);
+    // Inside a transaction a reserve does not block: nil at once, as Redis's blocking commands.
+    real.call("MULTI");
+    real.call("QUEUE.RESERVE", "q", "BLOCK", "5s");
+    assertThat(Replies.show(real.call("EXEC"))).isEqualTo("[(nil)]");
+    assertThat(real.show("QUEUE.RESERVE", "q", "BLOCK", "soon")).contains("a duration is");
   }
 
   private JobQueue live() {

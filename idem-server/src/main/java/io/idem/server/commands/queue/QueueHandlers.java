@@ -154,6 +154,7 @@ final class QueueHandlers {
                 tx.create(QueueCodec.INSTANCE, q, QueueCodec.RECIPE);
               }
               if (added.isNew()) {
+                QueueWaits.wake(call.engine(), call.arg(1));
                 tx.log(
                     QueueCodec.OP_ADD,
                     new Op()
@@ -177,10 +178,15 @@ final class QueueHandlers {
             });
   }
 
-  /** QUEUE.RESERVE key [COUNT n] [LEASE duration]: due jobs, leased to the caller. */
+  /**
+   * QUEUE.RESERVE key [COUNT n] [LEASE duration] [BLOCK duration]: due jobs, leased to the caller.
+   * With BLOCK and none due, the reply waits (off the event loop) until a job becomes due, is added
+   * or given back, or the time is up (nil); BLOCK 0 waits as long as it takes.
+   */
   static Reply reserve(Call call) {
     int count = 1;
     long lease = DEFAULT_LEASE_MILLIS;
+    long block = -1;
     for (int i = 2; i < call.argc(); i++) {
       if (call.is(i, "COUNT") && i + 1 < call.argc()) {
         Long c = Parse.longOrNull(call.arg(++i));
@@ -190,36 +196,51 @@ final class QueueHandlers {
         count = c.intValue();
       } else if (call.is(i, "LEASE") && i + 1 < call.argc()) {
         lease = duration(call, ++i);
+      } else if (call.is(i, "BLOCK") && i + 1 < call.argc()) {
+        block = call.is(i + 1, "0") ? 0 : duration(call, i + 1);
+        i++;
       } else {
         throw new CommandException(Errors.SYNTAX);
       }
     }
-    int n = count;
-    long leaseMillis = lease;
-    return call.engine()
-        .write(
-            call.arg(1),
-            tx -> {
-              JobQueue q = tx.value(QueueCodec.INSTANCE);
-              if (q == null) {
-                return Reply.array(List.of()); // a free key is an empty queue
-              }
-              long now = call.engine().now();
-              long until = now + leaseMillis;
-              List<Job> jobs = q.reserve(now, n, until);
-              if (!jobs.isEmpty()) {
-                // An empty reserve is not logged: what it settled (expired leases) any later
-                // reserve settles the same way, whenever it runs.
-                tx.log(QueueCodec.OP_RESERVE, new Op().u64(now).i32(n).u64(until).done());
-              }
-              List<Reply> out = new ArrayList<>(jobs.size());
-              for (Job j : jobs) {
-                out.add(
-                    Reply.array(
-                        Reply.bulk(j.id), Reply.bulk(j.payload), Reply.integer(j.attempts)));
-              }
-              return Reply.array(out);
-            });
+    if (block >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
+      throw CommandException.err("BLOCK is not supported on a cluster node with a log");
+    }
+    Reserved r = tryReserve(call.engine(), call.arg(1), count, lease);
+    if (!r.jobs().isEmpty() || block < 0) {
+      return r.reply();
+    }
+    return QueueWaits.await(call.engine(), call.arg(1), count, lease, block, r.nextWake());
+  }
+
+  /** What a reserve leased (its reply), and when to try again if it leased nothing. */
+  record Reserved(List<Job> jobs, Reply reply, long nextWake) {}
+
+  /** Leases up to {@code count} due jobs at the key's queue, and logs it if it leased any. */
+  static Reserved tryReserve(
+      io.idem.server.engine.Engine engine, byte[] key, int count, long leaseMillis) {
+    return engine.write(
+        key,
+        tx -> {
+          JobQueue q = tx.value(QueueCodec.INSTANCE);
+          if (q == null) {
+            return new Reserved(List.of(), Reply.array(List.of()), Long.MAX_VALUE); // empty
+          }
+          long now = engine.now();
+          long until = now + leaseMillis;
+          List<Job> jobs = q.reserve(now, count, until);
+          if (!jobs.isEmpty()) {
+            // An empty reserve is not logged: what it settled (expired leases) any later
+            // reserve settles the same way, whenever it runs.
+            tx.log(QueueCodec.OP_RESERVE, new Op().u64(now).i32(count).u64(until).done());
+          }
+          List<Reply> out = new ArrayList<>(jobs.size());
+          for (Job j : jobs) {
+            out.add(
+                Reply.array(Reply.bulk(j.id), Reply.bulk(j.payload), Reply.integer(j.attempts)));
+          }
+          return new Reserved(jobs, Reply.array(out), q.nextWake());
+        });
   }
 
   /**
@@ -270,6 +291,7 @@ final class QueueHandlers {
               tx.log(
                   QueueCodec.OP_FAIL,
                   new Op().u64(now).bytes(id).i32(attempt).text(error).u64(due).done());
+              QueueWaits.wake(call.engine(), call.arg(1));
               return f == JobQueue.Failed.DEAD
                   ? Reply.array(Reply.bulk("dead"), Reply.NULL)
                   : Reply.array(Reply.bulk("retry"), Reply.integer(due));
@@ -316,6 +338,7 @@ final class QueueHandlers {
                 return Reply.ZERO;
               }
               tx.log(QueueCodec.OP_RELEASE, new Op().bytes(id).i32(attempt).u64(due).done());
+              QueueWaits.wake(call.engine(), call.arg(1));
               return Reply.integer(1);
             });
   }
@@ -367,6 +390,7 @@ final class QueueHandlers {
               int n = q.replay(now, id);
               if (n > 0) {
                 tx.log(QueueCodec.OP_REPLAY, new Op().u64(now).bytes(id).done());
+                QueueWaits.wake(call.engine(), call.arg(1));
               }
               return Reply.integer(n);
             });

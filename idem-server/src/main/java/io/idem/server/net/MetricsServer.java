@@ -323,6 +323,29 @@ final class MetricsServer implements AutoCloseable {
 
     family(
         b,
+        "idem_queue_jobs",
+        "gauge",
+        "Jobs of each queue (at most 1000 queues) by state: ready, delayed, leased, dead.");
+    long[] queueTotal = new long[1];
+    for (var q : io.idem.server.commands.queue.QueueStats.list(engine, queueTotal)) {
+      String name = escape(new String(q.key(), java.nio.charset.StandardCharsets.UTF_8));
+      long[] counts = {q.ready(), q.delayed(), q.leased(), q.dead()};
+      String[] states = {"ready", "delayed", "leased", "dead"};
+      for (int i = 0; i < 4; i++) {
+        b.append("idem_queue_jobs{queue=\"")
+            .append(name)
+            .append("\",state=\"")
+            .append(states[i])
+            .append("\"} ")
+            .append(counts[i])
+            .append('\n');
+      }
+    }
+    family(b, "idem_queues", "gauge", "Keys that hold a queue.");
+    sample(b, "idem_queues", queueTotal[0]);
+
+    family(
+        b,
         "idem_persistence_log_ok",
         "gauge",
         "1 while the write-ahead log can be written; 0 when it cannot and writes are refused.");

@@ -52,7 +52,7 @@ class InfoTest {
 
   @Test
   void allAndEverything_addCommandstats() {
-    assertThat(titles(info("all"))).contains("Commandstats").hasSize(10);
+    assertThat(titles(info("all"))).contains("Commandstats", "Queues").hasSize(11);
     assertThat(titles(info("everything"))).isEqualTo(titles(info("all")));
   }
 

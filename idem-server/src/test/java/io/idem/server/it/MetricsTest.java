@@ -176,6 +176,31 @@ class MetricsTest {
   }
 
   @Test
+  void queues_showTheirJobsByState_inTheMetricsAndInInfoQueues() throws Exception {
+    try (RespClient c = new RespClient(server.port())) {
+      c.call("QUEUE.ADD", "emails", "a");
+      c.call("QUEUE.ADD", "emails", "b");
+      c.call("QUEUE.ADD", "emails", "c", "DELAY", "1h");
+      c.call("QUEUE.ADD", "odd,name", "x");
+      assertThat((List<?>) c.call("QUEUE.RESERVE", "emails")).hasSize(1);
+      String body = scrape();
+      assertThat(value(body, "idem_queue_jobs{queue=\"emails\",state=\"ready\"}")).isEqualTo("1");
+      assertThat(value(body, "idem_queue_jobs{queue=\"emails\",state=\"delayed\"}")).isEqualTo("1");
+      assertThat(value(body, "idem_queue_jobs{queue=\"emails\",state=\"leased\"}")).isEqualTo("1");
+      assertThat(value(body, "idem_queue_jobs{queue=\"emails\",state=\"dead\"}")).isEqualTo("0");
+      assertThat(value(body, "idem_queues")).isEqualTo("2");
+      String info =
+          new String((byte[]) c.call("INFO", "queues"), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(info)
+          .contains("# Queues\r\nqueues:2\r\n")
+          .contains("name=emails,ready=1,delayed=1,leased=1,dead=0")
+          .contains("name=odd\\x2cname,ready=1,delayed=0,leased=0,dead=0");
+      String plain = new String((byte[]) c.call("INFO"), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(plain).doesNotContain("# Queues"); // a walk of the keyspace: only when asked
+    }
+  }
+
+  @Test
   void histogram_bucketsAreCumulativeAndEndWithInf() throws Exception {
     try (RespClient c = new RespClient(server.port())) {
       for (int i = 0; i < 7; i++) {

@@ -34,7 +34,8 @@ public final class Info {
           "modules",
           "commandstats",
           "cluster",
-          "keyspace");
+          "keyspace",
+          "queues");
 
   /** What INFO with no argument, or "default", shows: everything but commandstats. */
   static final List<String> DEFAULT_SECTIONS =
@@ -103,6 +104,7 @@ public final class Info {
           }
         }
         case "keyspace" -> keyspace(server, b);
+        case "queues" -> queues(server, b);
         default -> throw new IllegalStateException(section);
       }
     }
@@ -248,6 +250,33 @@ public final class Info {
               + rejected
               + ",failed_calls="
               + failed);
+    }
+  }
+
+  /**
+   * Idem's own section, shown when asked for (INFO queues, INFO all): it walks the keyspace. Each
+   * queue's jobs ready, delayed, leased and dead, as of now; at most 1000 listed.
+   */
+  private static void queues(ServerContext s, StringBuilder b) {
+    long[] total = new long[1];
+    var queues = io.idem.server.commands.queue.QueueStats.list(s.engine(), total);
+    title(b, "Queues");
+    field(b, "queues", total[0]);
+    int i = 0;
+    for (var q : queues) {
+      field(
+          b,
+          "queue" + i++,
+          "name="
+              + io.idem.server.commands.queue.QueueStats.printable(q.key())
+              + ",ready="
+              + q.ready()
+              + ",delayed="
+              + q.delayed()
+              + ",leased="
+              + q.leased()
+              + ",dead="
+              + q.dead());
     }
   }
 

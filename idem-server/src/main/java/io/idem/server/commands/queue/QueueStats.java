@@ -1,0 +1,67 @@
+package io.idem.server.commands.queue;
+
+import io.idem.server.engine.Engine;
+import io.idem.server.engine.Entry;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every queue's counts, for INFO's queues section and the metrics endpoint: a walk of the keys of
+ * type queue, each read under its lock. O(keys), so INFO shows it only when asked for (INFO queues,
+ * INFO all).
+ */
+public final class QueueStats {
+
+  /** The most queues listed: past it, the rest are counted but not shown one by one. */
+  public static final int MAX_LISTED = 1000;
+
+  /** One queue's jobs as of now. */
+  public record Counts(byte[] key, long ready, long delayed, long leased, long dead) {}
+
+  /** The queues and their counts, at most {@link #MAX_LISTED}; {@code total[0]} gets them all. */
+  public static List<Counts> list(Engine engine, long[] total) {
+    List<Counts> out = new ArrayList<>();
+    long cursor = 0;
+    total[0] = 0;
+    do {
+      Engine.ScanPage page = engine.scan(cursor, 1000, null, QueueCodec.INSTANCE.typeName());
+      for (byte[] key : page.keys()) {
+        Counts c =
+            engine.read(
+                key,
+                e -> {
+                  JobQueue q = e == null ? null : Entry.valueOrNull(e, QueueCodec.INSTANCE);
+                  if (q == null) {
+                    return null; // gone, or another type, since the scan saw it
+                  }
+                  long[] n = q.counts(engine.now());
+                  return new Counts(key, n[0], n[1], n[2], n[3]);
+                });
+        if (c != null) {
+          total[0]++;
+          if (out.size() < MAX_LISTED) {
+            out.add(c);
+          }
+        }
+      }
+      cursor = page.cursor();
+    } while (cursor != 0);
+    return out;
+  }
+
+  /** A key as INFO shows it: printable ASCII as is, other bytes, ',', '=' and '\' as \xHH. */
+  public static String printable(byte[] key) {
+    StringBuilder b = new StringBuilder();
+    for (byte x : key) {
+      int c = x & 0xFF;
+      if (c > 0x20 && c < 0x7F && c != ',' && c != '=' && c != '\\') {
+        b.append((char) c);
+      } else {
+        b.append(String.format("\\x%02x", c));
+      }
+    }
+    return b.toString();
+  }
+
+  private QueueStats() {}
+}

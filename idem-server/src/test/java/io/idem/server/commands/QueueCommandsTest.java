@@ -237,6 +237,110 @@ class QueueCommandsTest {
     assertThat(real.show("QUEUE.RESERVE", "q", "BLOCK", "soon")).contains("a duration is");
   }
 
+  /** A journal that holds back "durable" callbacks while told to: a log slow to sync. */
+  private static final class SlowSync implements io.idem.server.engine.Journal {
+    final io.idem.server.engine.Journal d = io.idem.server.engine.Journal.none();
+    final List<Runnable> held = new ArrayList<>();
+    volatile boolean holding = true;
+
+    synchronized void release() {
+      holding = false;
+      held.forEach(Runnable::run);
+      held.clear();
+    }
+
+    @Override
+    public synchronized void whenDurable(long seq, Runnable action) {
+      if (holding) {
+        held.add(action);
+      } else {
+        action.run();
+      }
+    }
+
+    @Override
+    public io.idem.server.engine.Rows rows() {
+      return d.rows();
+    }
+
+    @Override
+    public long lastSeq() {
+      return d.lastSeq();
+    }
+
+    @Override
+    public long durableSeq() {
+      return holding ? 0 : d.durableSeq();
+    }
+
+    @Override
+    public void created(io.idem.server.engine.Entry e, byte[] recipe) {
+      d.created(e, recipe);
+    }
+
+    @Override
+    public void mutated(
+        io.idem.server.engine.Entry e,
+        byte op,
+        byte[] payload,
+        List<io.idem.server.engine.RowChange> rows) {
+      d.mutated(e, op, payload, rows);
+    }
+
+    @Override
+    public void rowsChanged(
+        io.idem.server.engine.Entry e, List<io.idem.server.engine.RowChange> rows) {
+      d.rowsChanged(e, rows);
+    }
+
+    @Override
+    public void deleted(io.idem.server.engine.Entry e) {
+      d.deleted(e);
+    }
+
+    @Override
+    public void renamed(
+        io.idem.server.engine.Key from,
+        io.idem.server.engine.Entry e,
+        io.idem.server.engine.@org.jspecify.annotations.Nullable Entry overwritten) {
+      d.renamed(from, e, overwritten);
+    }
+
+    @Override
+    public void expiryChanged(io.idem.server.engine.Entry e) {
+      d.expiryChanged(e);
+    }
+
+    @Override
+    public void flushed() {
+      d.flushed();
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /**
+   * While a woken reserve's reply waits for the log, more wakes (more adds) must not lease more
+   * jobs for it: they would be leased to no one until their lease ends. Seen in the benchmark.
+   */
+  @Test
+  void aBlockedReserve_wokenAgainWhileItsReplyWaitsForTheLog_leasesNoMore() throws Exception {
+    Harness real = new Harness();
+    SlowSync journal = new SlowSync();
+    real.engine.attach(journal);
+    var reply = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "10s")).future();
+    for (int i = 0; i < 5; i++) {
+      real.call("QUEUE.ADD", "q", "job-" + i); // each wakes the waiter
+    }
+    Thread.sleep(300); // every wake has had its try
+    assertThat(reply).isNotDone(); // its lease is not in the log yet
+    journal.release();
+    assertThat(((Reply.Array) reply.get(5, java.util.concurrent.TimeUnit.SECONDS)).items())
+        .hasSize(1);
+    assertThat(real.show("QUEUE.INFO", "q")).contains("\"leased\"=(integer) 1,");
+  }
+
   private JobQueue live() {
     return h.engine.read(bytes("q"), e -> e.valueAs(QueueCodec.INSTANCE));
   }

@@ -206,7 +206,7 @@ final class QueueHandlers {
     if (block >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
       throw CommandException.err("BLOCK is not supported on a cluster node with a log");
     }
-    Reserved r = tryReserve(call.engine(), call.arg(1), count, lease);
+    Reserved r = tryReserve(call.engine(), call.arg(1), count, lease, () -> true);
     if (!r.jobs().isEmpty() || block < 0) {
       return r.reply();
     }
@@ -216,14 +216,21 @@ final class QueueHandlers {
   /** What a reserve leased (its reply), and when to try again if it leased nothing. */
   record Reserved(List<Job> jobs, Reply reply, long nextWake) {}
 
-  /** Leases up to {@code count} due jobs at the key's queue, and logs it if it leased any. */
+  /**
+   * Leases up to {@code count} due jobs at the key's queue, and logs it if it leased any; leases
+   * nothing unless {@code wanted}, asked under the key's lock.
+   */
   static Reserved tryReserve(
-      io.idem.server.engine.Engine engine, byte[] key, int count, long leaseMillis) {
+      io.idem.server.engine.Engine engine,
+      byte[] key,
+      int count,
+      long leaseMillis,
+      java.util.function.BooleanSupplier wanted) {
     return engine.write(
         key,
         tx -> {
           JobQueue q = tx.value(QueueCodec.INSTANCE);
-          if (q == null) {
+          if (q == null || !wanted.getAsBoolean()) {
             return new Reserved(List.of(), Reply.array(List.of()), Long.MAX_VALUE); // empty
           }
           long now = engine.now();

@@ -35,6 +35,9 @@ final class QueueWaits {
     final long lease;
     final CompletableFuture<Reply> reply = new CompletableFuture<>();
 
+    /** Set once a retry leased jobs: the timeout no longer answers nil, the jobs are its reply. */
+    volatile boolean delivering;
+
     Waiter(QueueKey at, int count, long lease) {
       this.at = at;
       this.count = count;
@@ -95,15 +98,20 @@ final class QueueWaits {
   }
 
   private static void attempt(Waiter w) {
-    if (w.reply.isDone()) {
-      return;
+    if (w.reply.isDone() || w.delivering) {
+      return; // answered, or its jobs are on their way (a wake queued another try meanwhile)
     }
     Engine engine = w.at.engine();
     byte[] key = new byte[w.at.key().remaining()];
     w.at.key().duplicate().get(key);
     QueueHandlers.Reserved r;
     try {
-      r = QueueHandlers.tryReserve(engine, key, w.count, w.lease);
+      // Checked again under the key's lock: a waiter cancelled meanwhile (by EXEC, or its
+      // timeout) must lease nothing, or the jobs would wait for their lease with no one to run
+      // them.
+      r =
+          QueueHandlers.tryReserve(
+              engine, key, w.count, w.lease, () -> !w.reply.isDone() && !w.delivering);
     } catch (RuntimeException e) { // the key now holds another type, say
       w.reply.complete(Reply.err("the blocked reserve failed: " + e.getMessage()));
       return;
@@ -112,10 +120,8 @@ final class QueueWaits {
       schedule(w, r.nextWake(), engine.now());
       return;
     }
-    if (!w.reply.isDone()) {
-      engine.journal().whenDurable(engine.journal().lastSeq(), () -> w.reply.complete(r.reply()));
-    }
-    // A waiter that timed out meanwhile: its jobs stay leased until the lease ends, then are due
-    // again (at-least-once), as with a worker that dies holding them.
+    // Timeouts run on this thread too, so none can answer nil between the lease and this mark.
+    w.delivering = true;
+    engine.journal().whenDurable(engine.journal().lastSeq(), () -> w.reply.complete(r.reply()));
   }
 }

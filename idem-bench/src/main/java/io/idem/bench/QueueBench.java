@@ -87,19 +87,20 @@ public final class QueueBench {
         return List.of(); // nil: the block ran out
       }
       List<String> payloads = new ArrayList<>(a.elements().size());
+      if (a.elements().isEmpty()) {
+        return payloads;
+      }
       RespWriter w = c.writer();
+      w.array(2 + 2 * a.elements().size()).bulk("QUEUE.ACK").bulk(KEY); // the batch in one ack
       for (Resp job : a.elements()) {
         List<Resp> f = ((Resp.Array) job).elements();
         payloads.add(text(f.get(1)));
-        w.array(4).bulk("QUEUE.ACK").bulk(KEY).bulk(((Resp.Bulk) f.get(0)).bytes());
-        w.bulkDecimal(((Resp.Int) f.get(2)).value());
+        w.bulk(((Resp.Bulk) f.get(0)).bytes()).bulkDecimal(((Resp.Int) f.get(2)).value());
       }
       w.flush();
-      for (int i = 0; i < payloads.size(); i++) {
-        Resp ack = c.reader().read();
-        if (!(ack instanceof Resp.Int one) || one.value() != 1) {
-          throw new IOException("QUEUE.ACK replied " + Resp.describe(ack));
-        }
+      Resp ack = c.reader().read();
+      if (!(ack instanceof Resp.Int acked) || acked.value() != payloads.size()) {
+        throw new IOException("QUEUE.ACK replied " + Resp.describe(ack));
       }
       return payloads;
     }

@@ -60,6 +60,8 @@ class QueueCommandsTest {
     assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("1 later 1");
     assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 1");
     assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 0"); // once
+    assertThat(show("QUEUE.ACK", "q", "2", "1", "4", "1", "3", "1")).isEqualTo("(integer) 2");
+    assertThat(show("QUEUE.ACK", "q", "1", "1", "5")).contains("wrong number of arguments");
     assertThat(show("QUEUE.RESERVE", "free")).isEqualTo("[]");
   }
 

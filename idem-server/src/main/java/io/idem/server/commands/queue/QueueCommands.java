@@ -33,7 +33,8 @@ public final class QueueCommands {
             .flags(WRITE)
             .key()
             .build(),
-        command("queue.ack", 4, doc("key id attempt", QueueHandlers::ack))
+        command("queue.ack", -4, doc("key id attempt [id attempt ...]", QueueHandlers::ack))
+            .pairsFrom(2)
             .flags(WRITE, FAST)
             .key()
             .build(),

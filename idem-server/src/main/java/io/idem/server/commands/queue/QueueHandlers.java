@@ -251,22 +251,32 @@ final class QueueHandlers {
   }
 
   /**
-   * QUEUE.ACK key id attempt: the job is done. 1, or 0 if this attempt's lease does not hold it.
+   * QUEUE.ACK key id attempt [id attempt ...]: the jobs are done. How many were: a job counts 0
+   * when this attempt's lease does not hold it.
    */
   static Reply ack(Call call) {
-    byte[] id = id(call, 2);
-    int attempt = attempt(call, 3);
+    int n = (call.argc() - 2) / 2;
+    byte[][] ids = new byte[n][];
+    int[] attempts = new int[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = id(call, 2 + 2 * i);
+      attempts[i] = attempt(call, 3 + 2 * i);
+    }
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
               JobQueue q = queue(tx.entry());
               long now = call.engine().now();
-              if (!q.ack(now, id, attempt)) {
-                return Reply.ZERO;
+              int done = 0;
+              for (int i = 0; i < n; i++) {
+                if (q.ack(now, ids[i], attempts[i])) {
+                  tx.log(
+                      QueueCodec.OP_ACK, new Op().u64(now).bytes(ids[i]).i32(attempts[i]).done());
+                  done++;
+                }
               }
-              tx.log(QueueCodec.OP_ACK, new Op().u64(now).bytes(id).i32(attempt).done());
-              return Reply.integer(1);
+              return Reply.integer(done);
             });
   }
 

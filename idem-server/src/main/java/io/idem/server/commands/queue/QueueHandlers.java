@@ -317,45 +317,47 @@ final class QueueHandlers {
 
   /** QUEUE.EXTEND key id attempt duration: the lease ends that long from now. 1 or 0. */
   static Reply extend(Call call) {
-    byte[] id = id(call, 2);
-    int attempt = attempt(call, 3);
-    long more = duration(call, 4);
-    return call.engine()
-        .write(
-            call.arg(1),
-            tx -> {
-              JobQueue q = queue(tx.entry());
-              long until = call.engine().now() + more;
-              if (!q.extend(id, attempt, until)) {
-                return Reply.ZERO;
-              }
-              tx.log(QueueCodec.OP_EXTEND, new Op().bytes(id).i32(attempt).u64(until).done());
-              return Reply.integer(1);
-            });
+    return leaseChange(call, duration(call, 4), QueueCodec.OP_EXTEND, JobQueue::extend, false);
   }
 
   /** QUEUE.RELEASE key id attempt [DELAY duration]: gives the job back; 1 or 0. */
   static Reply release(Call call) {
-    byte[] id = id(call, 2);
-    int attempt = attempt(call, 3);
     long delay = 0;
     if (call.argc() == 6 && call.is(4, "DELAY")) {
       delay = duration(call, 5);
     } else if (call.argc() != 4) {
       throw new CommandException(Errors.SYNTAX);
     }
-    long later = delay;
+    return leaseChange(call, delay, QueueCodec.OP_RELEASE, JobQueue::release, true);
+  }
+
+  /** What EXTEND and RELEASE do to a leased job: move it to a time, if this lease holds it. */
+  private interface LeaseChange {
+    boolean apply(JobQueue q, byte[] id, int attempt, long at);
+  }
+
+  /**
+   * Applies {@code change} to the job named by arguments 2 and 3 at {@code afterMillis} from now,
+   * logs it as {@code op} (id, attempt, the time), and wakes blocked reserves if {@code wake}.
+   * Replies 1, or 0 if this attempt's lease does not hold the job.
+   */
+  private static Reply leaseChange(
+      Call call, long afterMillis, byte op, LeaseChange change, boolean wake) {
+    byte[] id = id(call, 2);
+    int attempt = attempt(call, 3);
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
               JobQueue q = queue(tx.entry());
-              long due = call.engine().now() + later;
-              if (!q.release(id, attempt, due)) {
+              long at = call.engine().now() + afterMillis;
+              if (!change.apply(q, id, attempt, at)) {
                 return Reply.ZERO;
               }
-              tx.log(QueueCodec.OP_RELEASE, new Op().bytes(id).i32(attempt).u64(due).done());
-              QueueWaits.wake(call.engine(), call.arg(1));
+              tx.log(op, new Op().bytes(id).i32(attempt).u64(at).done());
+              if (wake) {
+                QueueWaits.wake(call.engine(), call.arg(1));
+              }
               return Reply.integer(1);
             });
   }

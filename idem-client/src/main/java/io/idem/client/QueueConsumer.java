@@ -1,0 +1,214 @@
+package io.idem.client;
+
+import io.idem.client.Queue.Job;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A queue's jobs as a {@link Flow.Publisher} of {@link Delivery}: a subscriber gets no more jobs
+ * than it requested (each request reserves at most that many, so backpressure reaches the server:
+ * unrequested jobs stay in the queue for other workers). While a delivery is neither acked nor
+ * failed, its lease is extended at half its length, so a job that runs long is not handed to
+ * another worker. Reactor ({@code JdkFlowAdapter}) and RxJava ({@code FlowAdapters}) adapt it.
+ *
+ * <p>{@link #process} is the usual worker: a handler run on {@code concurrency} threads, each job
+ * acked when the handler returns and failed (retried after its backoff, or a dead letter) when it
+ * throws.
+ */
+public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Delivery> {
+
+  private final IdemClient client;
+  private final Queue queue;
+  private final Duration lease;
+  private final int batch;
+
+  /** How long one blocked reserve waits before it asks again (below the command timeout). */
+  private static final Duration BLOCK = Duration.ofSeconds(2);
+
+  public QueueConsumer(IdemClient client, String queue, Duration lease, int batch) {
+    if (batch < 1 || batch > 1000) {
+      throw new IllegalArgumentException("batch is 1 to 1000");
+    }
+    if (lease.toMillis() < 100) {
+      throw new IllegalArgumentException("a lease is at least 100 ms");
+    }
+    this.client = client;
+    this.queue = client.queue(queue);
+    this.lease = lease;
+    this.batch = batch;
+  }
+
+  /** A job handed to the subscriber: ack it or fail it, once. */
+  public final class Delivery {
+    private final Job job;
+    private final ScheduledFuture<?> keepAlive;
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    private Delivery(Job job, ScheduledExecutorService timer) {
+      this.job = job;
+      long every = Math.max(50, lease.toMillis() / 2);
+      this.keepAlive =
+          timer.scheduleAtFixedRate(
+              () -> {
+                if (!settled.get()) {
+                  queue.extendAsync(job, lease);
+                }
+              },
+              every,
+              every,
+              TimeUnit.MILLISECONDS);
+    }
+
+    public Job job() {
+      return job;
+    }
+
+    /** The job is done. False if its lease was lost (another worker may run it again). */
+    public boolean ack() {
+      return settle() && queue.ack(job) == 1;
+    }
+
+    /** The job failed: retried after its backoff, or a dead letter after its last attempt. */
+    public Queue.Failed fail(Throwable error) {
+      if (!settle()) {
+        return new Queue.Failed(Queue.FailOutcome.NOT_LEASED, null);
+      }
+      return queue.fail(job, String.valueOf(error));
+    }
+
+    private boolean settle() {
+      if (!settled.compareAndSet(false, true)) {
+        return false;
+      }
+      keepAlive.cancel(false);
+      return true;
+    }
+  }
+
+  @Override
+  public void subscribe(Flow.Subscriber<? super Delivery> subscriber) {
+    Subscription s = new Subscription(subscriber);
+    subscriber.onSubscribe(s);
+    s.start();
+  }
+
+  private final class Subscription implements Flow.Subscription {
+    private final Flow.Subscriber<? super Delivery> subscriber;
+    private final AtomicLong demand = new AtomicLong();
+    private final Semaphore wake = new Semaphore(0);
+    private final ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().name("idem-lease-keeper").daemon().unstarted(r));
+    private volatile boolean cancelled;
+    private Thread loop;
+
+    Subscription(Flow.Subscriber<? super Delivery> subscriber) {
+      this.subscriber = subscriber;
+    }
+
+    void start() {
+      loop = Thread.ofPlatform().name("idem-consumer-" + queue.key()).daemon().start(this::run);
+    }
+
+    @Override
+    public void request(long n) {
+      if (n <= 0) {
+        cancel();
+        subscriber.onError(new IllegalArgumentException("request " + n + ": §3.9 wants n > 0"));
+        return;
+      }
+      demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
+      wake.release();
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+      wake.release();
+    }
+
+    private void run() {
+      try (StatefulRedisConnection<byte[], byte[]> own = client.newConnection()) {
+        while (!cancelled) {
+          long want = demand.get();
+          if (want == 0) {
+            wake.tryAcquire(200, TimeUnit.MILLISECONDS);
+            continue;
+          }
+          int count = (int) Math.min(batch, want);
+          List<Job> jobs = Queue.join(queue.reserve(own, count, lease, BLOCK));
+          for (Job j : jobs) {
+            demand.decrementAndGet();
+            subscriber.onNext(new Delivery(j, timer));
+          }
+        }
+        subscriber.onComplete();
+      } catch (RuntimeException | InterruptedException e) {
+        if (!cancelled) {
+          subscriber.onError(e);
+        }
+      } finally {
+        timer.shutdownNow(); // open deliveries' leases then end on their own: due again
+      }
+    }
+  }
+
+  /**
+   * Runs {@code handler} on each job, {@code concurrency} at a time: acked when it returns, failed
+   * with what it threw. Returns a handle whose {@code close} stops taking jobs and waits for the
+   * running ones.
+   */
+  public AutoCloseable process(int concurrency, Consumer<Job> handler) {
+    ExecutorService workers = Executors.newFixedThreadPool(concurrency);
+    Flow.Subscription[] sub = new Flow.Subscription[1];
+    subscribe(
+        new Flow.Subscriber<>() {
+          @Override
+          public void onSubscribe(Flow.Subscription s) {
+            sub[0] = s;
+            s.request(concurrency);
+          }
+
+          @Override
+          public void onNext(Delivery d) {
+            workers.execute(
+                () -> {
+                  try {
+                    handler.accept(d.job());
+                    d.ack();
+                  } catch (RuntimeException e) {
+                    d.fail(e);
+                  } finally {
+                    sub[0].request(1);
+                  }
+                });
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            workers.shutdown();
+          }
+
+          @Override
+          public void onComplete() {
+            workers.shutdown();
+          }
+        });
+    return () -> {
+      sub[0].cancel();
+      workers.shutdown();
+      workers.awaitTermination(1, TimeUnit.MINUTES);
+    };
+  }
+}

@@ -1,0 +1,198 @@
+package io.idem.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.idem.client.Queue.Job;
+import io.idem.server.dispatch.Config;
+import io.idem.server.net.IdemServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The typed queue API and its consumer, against a real server started in-process. */
+class QueueClientTest {
+
+  @TempDir Path dir;
+  private IdemServer server;
+  private IdemClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    Config config = Config.defaults();
+    config.set("port", "0");
+    config.set("dir", dir.resolve("data").toString());
+    server = IdemServer.start(config);
+    client = IdemClient.create("redis://127.0.0.1:" + server.port());
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    server.close();
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String s(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void typedCalls_addReserveFailAndDeadLetters() throws Exception {
+    Queue q = client.queue("emails");
+    AddOptions once =
+        AddOptions.defaults()
+            .id("welcome:a")
+            .unique(Duration.ofHours(1))
+            .attempts(2)
+            .fixedBackoff(Duration.ofMillis(200));
+    assertThat(q.add(b("hi a"), once))
+        .isEqualTo(new Queue.Added(Queue.Outcome.NEW, "welcome:a", Queue.State.WAITING));
+    assertThat(q.add(b("hi a"), once).outcome()).isEqualTo(Queue.Outcome.DUPLICATE);
+    Job first = q.reserve(10, Duration.ofSeconds(30)).get(0);
+    assertThat(first.idText()).isEqualTo("welcome:a");
+    assertThat(s(first.payload())).isEqualTo("hi a");
+    assertThat(first.attempt()).isEqualTo(1);
+    Instant before = Instant.now();
+    Queue.Failed retry = q.fail(first, "mailbox full");
+    assertThat(retry.outcome()).isEqualTo(Queue.FailOutcome.RETRY);
+    assertThat(retry.retryAt()).isBetween(before, before.plusMillis(1000));
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 1, 0, 0));
+    Job second =
+        Queue.join(q.reserveAsync(1, Duration.ofSeconds(30), Duration.ofSeconds(5))).get(0);
+    assertThat(second.attempt()).isEqualTo(2);
+    assertThat(q.ack(first)).isZero(); // the first lease's token is stale
+    assertThat(q.fail(second, "mailbox still full").outcome()).isEqualTo(Queue.FailOutcome.DEAD);
+    Queue.DeadJob dead = q.dead(10).get(0);
+    assertThat(dead.errors()).containsExactly("mailbox full", "mailbox still full");
+    assertThat(q.fail(second, "again").outcome()).isEqualTo(Queue.FailOutcome.NOT_LEASED);
+    assertThat(q.replayAll()).isEqualTo(1);
+    assertThat(q.info()).isEqualTo(new Queue.Info(1, 0, 0, 0));
+    assertThatThrownBy(() -> client.queue("nothing").info())
+        .isInstanceOf(IdemException.class)
+        .hasMessageContaining("no such queue");
+  }
+
+  @Test
+  void aThousandJobs_fourAtATime_eachProcessedOnceAndAcked() throws Exception {
+    Queue q = client.queue("work");
+    for (int i = 0; i < 1000; i++) {
+      q.add(b("job-" + i));
+    }
+    Map<String, Integer> seen = new ConcurrentHashMap<>();
+    CountDownLatch all = new CountDownLatch(1000);
+    QueueConsumer consumer = new QueueConsumer(client, "work", Duration.ofSeconds(30), 10);
+    try (AutoCloseable running =
+        consumer.process(
+            4,
+            job -> {
+              seen.merge(s(job.payload()), 1, Integer::sum);
+              all.countDown();
+            })) {
+      assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(seen).hasSize(1000);
+    assertThat(seen.values()).containsOnly(1);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!q.info().equals(new Queue.Info(0, 0, 0, 0)) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 0)); // every one acked
+  }
+
+  @Test
+  void aJobThatRunsPastItsLease_isKeptByTheConsumer_andAThrowingOneEndsDead() throws Exception {
+    Queue q = client.queue("slow");
+    q.add(b("slow"), AddOptions.defaults().id("slow").attempts(2));
+    q.add(
+        b("bad"), AddOptions.defaults().id("bad").attempts(2).fixedBackoff(Duration.ofMillis(50)));
+    Map<String, Integer> runs = new ConcurrentHashMap<>();
+    CountDownLatch slowDone = new CountDownLatch(1);
+    QueueConsumer consumer = new QueueConsumer(client, "slow", Duration.ofMillis(300), 1);
+    try (AutoCloseable running =
+        consumer.process(
+            2,
+            job -> {
+              runs.merge(job.idText() + "#" + job.attempt(), 1, Integer::sum);
+              if (job.idText().equals("bad")) {
+                throw new IllegalStateException("boom " + job.attempt());
+              }
+              try {
+                Thread.sleep(1200); // four leases long: the consumer extends it meanwhile
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              slowDone.countDown();
+            })) {
+      assertThat(slowDone.await(20, TimeUnit.SECONDS)).isTrue();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (q.info().dead() < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      Thread.sleep(400); // a lease's length more: a job given up would be handed out again
+    }
+    assertThat(runs).containsEntry("slow#1", 1).doesNotContainKey("slow#2"); // not handed again
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 1)); // slow acked, bad dead
+    assertThat(runs).containsEntry("bad#1", 1).containsEntry("bad#2", 1);
+    assertThat(q.dead(10).get(0).errors())
+        .containsExactly(
+            "java.lang.IllegalStateException: boom 1", "java.lang.IllegalStateException: boom 2");
+  }
+
+  @Test
+  void backpressure_aSubscriberRequestingOne_holdsAtMostOneLease() throws Exception {
+    Queue q = client.queue("bp");
+    for (int i = 0; i < 20; i++) {
+      q.add(b("job-" + i));
+    }
+    AtomicInteger maxLeased = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(5);
+    new QueueConsumer(client, "bp", Duration.ofSeconds(30), 100)
+        .subscribe(
+            new Flow.Subscriber<>() {
+              Flow.Subscription sub;
+
+              @Override
+              public void onSubscribe(Flow.Subscription s) {
+                sub = s;
+                s.request(1);
+              }
+
+              @Override
+              public void onNext(QueueConsumer.Delivery d) {
+                maxLeased.accumulateAndGet((int) q.info().leased(), Math::max);
+                d.ack();
+                done.countDown();
+                if (done.getCount() == 0) {
+                  sub.cancel();
+                } else {
+                  sub.request(1);
+                }
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onComplete() {}
+            });
+    assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(maxLeased.get()).isEqualTo(1);
+    Thread.sleep(300);
+    assertThat(q.info().ready()).isEqualTo(15); // nothing taken past the demand
+  }
+}

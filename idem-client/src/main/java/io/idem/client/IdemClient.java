@@ -51,6 +51,21 @@ public final class IdemClient implements AutoCloseable {
     return new Queue(this, key);
   }
 
+  /** The exact dedup table at {@code key}. */
+  public Dedup dedup(String key) {
+    return new Dedup(this, key);
+  }
+
+  /** The Bloom filter at {@code key}. */
+  public Bloom bloom(String key) {
+    return new Bloom(this, key);
+  }
+
+  /** The windowed counter table at {@code key}. */
+  public Counters counters(String key) {
+    return new Counters(this, key);
+  }
+
   /** A connection of its own, for a consumer whose reserves block. */
   StatefulRedisConnection<byte[], byte[]> newConnection() {
     return lettuce.connect(ByteArrayCodec.INSTANCE, uri);

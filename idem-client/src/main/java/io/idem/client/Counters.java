@@ -1,0 +1,69 @@
+package io.idem.client;
+
+import io.idem.client.IdemClient.Keyword;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A windowed counter table (COUNTER.*, docs/commands/counter.md): exact counts of names, summed
+ * over windows such as the last hour, day or week.
+ */
+public final class Counters {
+
+  private static final Keyword INCRBY = Keyword.of("COUNTER.INCRBY");
+  private static final Keyword QUERY = Keyword.of("COUNTER.QUERY");
+
+  private final IdemClient client;
+  private final byte[] key;
+
+  Counters(IdemClient client, String key) {
+    this.client = client;
+    this.key = key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Adds to each name's count at {@code at} (null: now); how many resolutions counted it. */
+  public int incrBy(@Nullable Instant at, Map<String, Long> increments) {
+    return Queue.join(incrByAsync(at, increments));
+  }
+
+  public CompletionStage<Integer> incrByAsync(@Nullable Instant at, Map<String, Long> increments) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
+    increments.forEach((name, by) -> args.add(name).add(by));
+    return client
+        .single(INCRBY, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
+        .thenApply(Long::intValue);
+  }
+
+  /**
+   * Each name's counts over each window ending at {@code at} (null: now), in the windows' order.
+   */
+  public Map<String, long[]> query(
+      @Nullable Instant at, List<Duration> windows, List<String> names) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
+    windows.forEach(w -> args.add(Queue.millis(w) + "ms"));
+    args.add("NAMES");
+    names.forEach(args::add);
+    List<Object> r = Queue.join(client.array(QUERY, args));
+    Map<String, long[]> out = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      List<?> counts = (List<?>) r.get(i);
+      long[] c = new long[counts.size()];
+      for (int j = 0; j < c.length; j++) {
+        c[j] = (Long) counts.get(j);
+      }
+      out.put(names.get(i), c);
+    }
+    return out;
+  }
+}

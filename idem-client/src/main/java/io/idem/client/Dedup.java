@@ -1,0 +1,96 @@
+package io.idem.client;
+
+import io.idem.client.IdemClient.Keyword;
+import io.lettuce.core.protocol.CommandArgs;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An exact dedup table (DEDUP.*, docs/commands/dedup.md): claims of message ids by owners within a
+ * window, so an at-least-once consumer acts on each message once. Ids are {@link UUID}s, sent as
+ * their 16 bytes (not 36 characters of text).
+ */
+public final class Dedup {
+
+  private static final Keyword RESERVE = Keyword.of("DEDUP.RESERVE");
+  private static final Keyword CLAIM = Keyword.of("DEDUP.CLAIM");
+  private static final Keyword MCLAIM = Keyword.of("DEDUP.MCLAIM");
+
+  private final IdemClient client;
+  private final byte[] key;
+
+  Dedup(IdemClient client, String key) {
+    this.client = client;
+    this.key = key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** What a claim found. */
+  public enum Status {
+    /** Nobody held the id in the window: the caller does now, and acts on the message. */
+    NEW,
+    /** The caller already held it (a redelivery to the same owner): act again if unfinished. */
+    RETRY,
+    /** Another owner holds it: skip the message. */
+    DUPLICATE
+  }
+
+  /** A claim's status and the owner now holding the id (null where the table keeps none). */
+  public record Claim(Status status, @Nullable String owner) {}
+
+  /** Makes an exact table keeping claims for {@code window}. */
+  public void reserveExact(Duration window) {
+    Queue.join(
+        client.array(
+            RESERVE, IdemClient.args().addKey(key).add(Queue.millis(window) + "ms").add("EXACT")));
+  }
+
+  public Claim claim(UUID id, String owner) {
+    return Queue.join(claimAsync(id, owner, null));
+  }
+
+  /** Claims {@code id} for {@code owner} at event time {@code at} (null: now). */
+  public CompletionStage<Claim> claimAsync(UUID id, String owner, @Nullable Instant at) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(key).add(bytes(id)).add(owner);
+    if (at != null) {
+      args.add("AT").add(at.toEpochMilli());
+    }
+    return client.array(CLAIM, args).thenApply(r -> claim(r.get(0), r.get(1)));
+  }
+
+  /** Claims every pair in order, in one command; the claims in the same order. */
+  public List<Claim> claimAll(Map<UUID, String> owners) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(key).add("ITEMS");
+    for (Map.Entry<UUID, String> e : owners.entrySet()) {
+      args.add(bytes(e.getKey())).add(e.getValue());
+    }
+    List<Object> r = Queue.join(client.array(MCLAIM, args));
+    List<Claim> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      List<?> pair = (List<?>) o;
+      out.add(claim(pair.get(0), pair.get(1)));
+    }
+    return out;
+  }
+
+  private static Claim claim(Object status, @Nullable Object owner) {
+    return new Claim(
+        Status.valueOf(Queue.text(status).toUpperCase(Locale.ROOT)),
+        owner == null ? null : Queue.text(owner));
+  }
+
+  static byte[] bytes(UUID id) {
+    return ByteBuffer.allocate(16)
+        .putLong(id.getMostSignificantBits())
+        .putLong(id.getLeastSignificantBits())
+        .array();
+  }
+}

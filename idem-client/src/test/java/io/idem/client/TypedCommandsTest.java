@@ -1,0 +1,97 @@
+package io.idem.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.dispatch.Config;
+import io.idem.server.net.IdemServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Dedup claims with UUIDs, Bloom filters and windowed counters through the typed client. */
+class TypedCommandsTest {
+
+  @TempDir Path dir;
+  private IdemServer server;
+  private IdemClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    Config config = Config.defaults();
+    config.set("port", "0");
+    config.set("dir", dir.resolve("data").toString());
+    server = IdemServer.start(config);
+    client = IdemClient.create("redis://127.0.0.1:" + server.port());
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    server.close();
+  }
+
+  @Test
+  void dedupClaims_ofUuidsSentAs16Bytes_answerNewRetryDuplicate() {
+    Dedup orders = client.dedup("orders");
+    orders.reserveExact(Duration.ofHours(1));
+    UUID m1 = new UUID(0x0102030405060708L, 0x090A0B0C0D0E0F10L);
+    assertThat(orders.claim(m1, "p3:100")).isEqualTo(new Dedup.Claim(Dedup.Status.NEW, "p3:100"));
+    assertThat(orders.claim(m1, "p3:100").status()).isEqualTo(Dedup.Status.RETRY);
+    assertThat(orders.claim(m1, "p4:7"))
+        .isEqualTo(new Dedup.Claim(Dedup.Status.DUPLICATE, "p3:100"));
+    Map<UUID, String> batch = new LinkedHashMap<>();
+    UUID m2 = UUID.randomUUID();
+    batch.put(m2, "p4:8");
+    batch.put(m1, "p4:9");
+    assertThat(orders.claimAll(batch))
+        .extracting(Dedup.Claim::status)
+        .containsExactly(Dedup.Status.NEW, Dedup.Status.DUPLICATE);
+    // The id went over the wire as its 16 bytes, not as its 36 characters of text.
+    assertThat(exists("orders", Dedup.bytes(m1))).isEqualTo(1L);
+    assertThat(exists("orders", m1.toString().getBytes(StandardCharsets.US_ASCII))).isZero();
+  }
+
+  private long exists(String key, byte[] id) {
+    return Queue.join(
+        client.single(
+            IdemClient.Keyword.of("DEDUP.EXISTS"),
+            new io.lettuce.core.output.IntegerOutput<>(
+                io.lettuce.core.codec.ByteArrayCodec.INSTANCE),
+            IdemClient.args().addKey(key.getBytes(StandardCharsets.UTF_8)).add(id)));
+  }
+
+  @Test
+  void bloomFilters_andWindowedCounters() {
+    Bloom seen = client.bloom("seen");
+    seen.reserve(0.001, 10_000);
+    assertThat(seen.add(bytes("a"))).isTrue();
+    assertThat(seen.add(bytes("a"))).isFalse();
+    assertThat(seen.addAll(List.of(bytes("b"), bytes("a")))).containsExactly(true, false);
+    assertThat(seen.mightContain(bytes("a"))).isTrue();
+    assertThat(seen.mightContainAll(List.of(bytes("b"), bytes("never"))))
+        .containsExactly(true, false);
+
+    Counters fraud = client.counters("fraud");
+    Instant now = Instant.now();
+    assertThat(fraud.incrBy(null, Map.of("ip:1.2.3.4", 3L))).isEqualTo(2); // minutes and hours
+    fraud.incrBy(now.minus(Duration.ofMinutes(90)), Map.of("ip:1.2.3.4", 10L));
+    Map<String, long[]> counts =
+        fraud.query(
+            null, List.of(Duration.ofHours(1), Duration.ofHours(3)), List.of("ip:1.2.3.4", "x"));
+    assertThat(counts.get("ip:1.2.3.4")).containsExactly(3, 13);
+    assertThat(counts.get("x")).containsExactly(0, 0);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -66,6 +66,30 @@ public final class IdemClient implements AutoCloseable {
     return new Counters(this, key);
   }
 
+  public Sketches.Cuckoo cuckoo(String key) {
+    return new Sketches.Cuckoo(this, Sketches.key(key));
+  }
+
+  public Sketches.CountMin countMin(String key) {
+    return new Sketches.CountMin(this, Sketches.key(key));
+  }
+
+  public Sketches.TopK topK(String key) {
+    return new Sketches.TopK(this, Sketches.key(key));
+  }
+
+  public Sketches.TDigest tDigest(String key) {
+    return new Sketches.TDigest(this, Sketches.key(key));
+  }
+
+  public Sketches.HyperLogLog hyperLogLog(String key) {
+    return new Sketches.HyperLogLog(this, Sketches.key(key));
+  }
+
+  public Sketches.Distinct distinct(String key) {
+    return new Sketches.Distinct(this, Sketches.key(key));
+  }
+
   /** A connection of its own, for a consumer whose reserves block. */
   StatefulRedisConnection<byte[], byte[]> newConnection() {
     return lettuce.connect(ByteArrayCodec.INSTANCE, uri);

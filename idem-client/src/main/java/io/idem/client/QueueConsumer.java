@@ -138,7 +138,15 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
       wake.release();
     }
 
+    /** Waits for the loop to end after a cancel: its blocked reserve returns within BLOCK. */
+    void awaitStopped() throws InterruptedException {
+      loop.join(BLOCK.toMillis() + 5_000);
+    }
+
     private void run() {
+      if (cancelled) {
+        return;
+      }
       try (StatefulRedisConnection<byte[], byte[]> own = client.newConnection()) {
         while (!cancelled) {
           long want = demand.get();
@@ -207,6 +215,7 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
         });
     return () -> {
       sub[0].cancel();
+      ((Subscription) sub[0]).awaitStopped(); // the client may be closed right after this
       workers.shutdown();
       workers.awaitTermination(1, TimeUnit.MINUTES);
     };

@@ -91,6 +91,48 @@ class TypedCommandsTest {
     assertThat(counts.get("x")).containsExactly(0, 0);
   }
 
+  @Test
+  void theOtherSketches_typed() {
+    Sketches.Cuckoo cf = client.cuckoo("cf");
+    cf.reserve(1000);
+    assertThat(cf.add(bytes("a"))).isTrue();
+    assertThat(cf.addIfAbsent(bytes("a"))).isFalse();
+    assertThat(cf.count(bytes("a"))).isEqualTo(1);
+    assertThat(cf.delete(bytes("a"))).isTrue();
+    assertThat(cf.mightContain(bytes("a"))).isFalse();
+
+    Sketches.CountMin cms = client.countMin("cms");
+    cms.reserve(0.001, 0.01);
+    Map<byte[], Long> inc = new LinkedHashMap<>();
+    inc.put(bytes("x"), 5L);
+    inc.put(bytes("y"), 2L);
+    cms.incrBy(inc);
+    assertThat(cms.query(Sketches.items("x", "y", "z"))).containsExactly(5, 2, 0);
+
+    Sketches.TopK top = client.topK("top");
+    top.reserve(2);
+    top.add(Sketches.items("a", "b", "a", "c", "a", "b"));
+    assertThat(top.list()).containsExactly(Map.entry("a", 3L), Map.entry("b", 2L));
+
+    Sketches.TDigest td = client.tDigest("td");
+    td.create();
+    td.add(1, 2, 3, 4, 5);
+    assertThat(td.quantiles(0.0, 1.0)).containsExactly(1.0, 5.0);
+
+    Sketches.HyperLogLog hll = client.hyperLogLog("hll");
+    assertThat(hll.add(Sketches.items("a", "b", "c"))).isTrue();
+    assertThat(hll.add(Sketches.items("a"))).isFalse();
+    assertThat(hll.count()).isEqualTo(3);
+
+    Sketches.Distinct users = client.distinct("users");
+    users.add(null, Map.of("page:home", bytes("u1")));
+    users.add(null, Map.of("page:home", bytes("u2")));
+    users.add(null, Map.of("page:home", bytes("u1")));
+    assertThat(
+            users.count(null, List.of(Duration.ofHours(1)), List.of("page:home")).get("page:home"))
+        .containsExactly(2);
+  }
+
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }

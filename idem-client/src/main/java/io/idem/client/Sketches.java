@@ -1,0 +1,217 @@
+package io.idem.client;
+
+import io.idem.client.IdemClient.Keyword;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.BooleanOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The other filters and sketches, typed: cuckoo filters (CF.*), count-min sketches (CMS.*), top-k
+ * (TOPK.*), t-digests (TDIGEST.*), HyperLogLog (PF*) and windowed distinct counts (DISTINCT.*).
+ * Each is a small handle on one key, from {@link IdemClient}.
+ */
+public final class Sketches {
+
+  private Sketches() {}
+
+  private static CommandArgs<byte[], byte[]> args(byte[] key) {
+    return IdemClient.args().addKey(key);
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static long integer(IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
+    return Queue.join(
+        c.single(Keyword.of(command), new IntegerOutput<>(ByteArrayCodec.INSTANCE), args));
+  }
+
+  private static boolean bool(IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
+    return Queue.join(
+        c.single(Keyword.of(command), new BooleanOutput<>(ByteArrayCodec.INSTANCE), args));
+  }
+
+  private static List<Object> array(
+      IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
+    return Queue.join(c.array(Keyword.of(command), args));
+  }
+
+  /** A cuckoo filter: like a Bloom filter, and items can be deleted. */
+  public record Cuckoo(IdemClient client, byte[] key) {
+    public void reserve(long capacity) {
+      array(client, "CF.RESERVE", args(key).add(capacity));
+    }
+
+    public boolean add(byte[] item) {
+      return bool(client, "CF.ADD", args(key).add(item));
+    }
+
+    /** Adds the item unless it seems present; true if it was added. */
+    public boolean addIfAbsent(byte[] item) {
+      return bool(client, "CF.ADDNX", args(key).add(item));
+    }
+
+    public boolean mightContain(byte[] item) {
+      return bool(client, "CF.EXISTS", args(key).add(item));
+    }
+
+    /** Deletes one copy of the item; true if one was there. */
+    public boolean delete(byte[] item) {
+      return bool(client, "CF.DEL", args(key).add(item));
+    }
+
+    public long count(byte[] item) {
+      return integer(client, "CF.COUNT", args(key).add(item));
+    }
+  }
+
+  /** A count-min sketch: approximate counts of items, never under the truth. */
+  public record CountMin(IdemClient client, byte[] key) {
+    /**
+     * Sized so a count overshoots by at most {@code error} of the total, with {@code probability}
+     * of failing that.
+     */
+    public void reserve(double error, double probability) {
+      array(
+          client,
+          "CMS.INITBYPROB",
+          args(key).add(Double.toString(error)).add(Double.toString(probability)));
+    }
+
+    public void incrBy(Map<byte[], Long> increments) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      increments.forEach((item, by) -> a.add(item).add(by));
+      array(client, "CMS.INCRBY", a);
+    }
+
+    public long[] query(List<byte[]> items) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      items.forEach(a::add);
+      List<Object> r = array(client, "CMS.QUERY", a);
+      long[] out = new long[r.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = (Long) r.get(i);
+      }
+      return out;
+    }
+  }
+
+  /** A top-k sketch: the k heaviest items of a stream. */
+  public record TopK(IdemClient client, byte[] key) {
+    public void reserve(int k) {
+      array(client, "TOPK.RESERVE", args(key).add(k));
+    }
+
+    public void add(List<byte[]> items) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      items.forEach(a::add);
+      array(client, "TOPK.ADD", a);
+    }
+
+    /** The heaviest items with their estimated counts, heaviest first. */
+    public Map<String, Long> list() {
+      List<Object> r = array(client, "TOPK.LIST", args(key).add("WITHCOUNT"));
+      Map<String, Long> out = new LinkedHashMap<>();
+      for (int i = 0; i + 1 < r.size(); i += 2) {
+        out.put(Queue.text(r.get(i)), (Long) r.get(i + 1));
+      }
+      return out;
+    }
+  }
+
+  /** A t-digest: quantiles of a stream of values. */
+  public record TDigest(IdemClient client, byte[] key) {
+    public void create() {
+      array(client, "TDIGEST.CREATE", args(key));
+    }
+
+    public void add(double... values) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      for (double v : values) {
+        a.add(Double.toString(v));
+      }
+      array(client, "TDIGEST.ADD", a);
+    }
+
+    public double[] quantiles(double... qs) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      for (double q : qs) {
+        a.add(Double.toString(q));
+      }
+      List<Object> r = array(client, "TDIGEST.QUANTILE", a);
+      double[] out = new double[r.size()];
+      for (int i = 0; i < out.length; i++) {
+        out[i] = Double.parseDouble(Queue.text(r.get(i)));
+      }
+      return out;
+    }
+  }
+
+  /** A HyperLogLog: the approximate number of distinct items. */
+  public record HyperLogLog(IdemClient client, byte[] key) {
+    /** True if the estimate changed. */
+    public boolean add(List<byte[]> items) {
+      CommandArgs<byte[], byte[]> a = args(key);
+      items.forEach(a::add);
+      return integer(client, "PFADD", a) == 1;
+    }
+
+    public long count() {
+      return integer(client, "PFCOUNT", args(key));
+    }
+  }
+
+  /** A windowed distinct-count table: how many distinct members each name saw in a window. */
+  public record Distinct(IdemClient client, byte[] key) {
+    /** Adds members to names at {@code at} (null: now). */
+    public void add(@Nullable Instant at, Map<String, byte[]> members) {
+      CommandArgs<byte[], byte[]> a =
+          args(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
+      members.forEach((name, member) -> a.add(name).add(member));
+      array(client, "DISTINCT.ADD", a);
+    }
+
+    /** Each name's distinct members over each window ending at {@code at} (null: now). */
+    public Map<String, long[]> count(
+        @Nullable Instant at, List<Duration> windows, List<String> names) {
+      CommandArgs<byte[], byte[]> a =
+          args(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
+      windows.forEach(w -> a.add(Queue.millis(w) + "ms"));
+      a.add("NAMES");
+      names.forEach(a::add);
+      List<Object> r = array(client, "DISTINCT.COUNT", a);
+      Map<String, long[]> out = new LinkedHashMap<>();
+      for (int i = 0; i < names.size(); i++) {
+        List<?> counts = (List<?>) r.get(i);
+        long[] c = new long[counts.size()];
+        for (int j = 0; j < c.length; j++) {
+          c[j] = (Long) counts.get(j);
+        }
+        out.put(names.get(i), c);
+      }
+      return out;
+    }
+  }
+
+  static byte[] key(String key) {
+    return utf8(key);
+  }
+
+  static List<byte[]> items(String... items) {
+    List<byte[]> out = new ArrayList<>();
+    for (String s : items) {
+      out.add(utf8(s));
+    }
+    return out;
+  }
+}

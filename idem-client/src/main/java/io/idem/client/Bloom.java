@@ -45,30 +45,45 @@ public final class Bloom {
 
   /** Adds each item; for each, whether it was new. */
   public List<Boolean> addAll(List<byte[]> items) {
+    return Queue.join(addAllAsync(items));
+  }
+
+  public CompletionStage<List<Boolean>> addAllAsync(List<byte[]> items) {
     return booleans(MADD, items);
   }
 
   /** False: the item was never added. True: it was, or is a false positive at the filter's rate. */
   public boolean mightContain(byte[] item) {
-    return Queue.join(
-        client.single(
-            EXISTS,
-            new BooleanOutput<>(ByteArrayCodec.INSTANCE),
-            IdemClient.args().addKey(key).add(item)));
+    return Queue.join(mightContainAsync(item));
+  }
+
+  public CompletionStage<Boolean> mightContainAsync(byte[] item) {
+    return client.single(
+        EXISTS,
+        new BooleanOutput<>(ByteArrayCodec.INSTANCE),
+        IdemClient.args().addKey(key).add(item));
   }
 
   public List<Boolean> mightContainAll(List<byte[]> items) {
+    return Queue.join(mightContainAllAsync(items));
+  }
+
+  public CompletionStage<List<Boolean>> mightContainAllAsync(List<byte[]> items) {
     return booleans(MEXISTS, items);
   }
 
-  private List<Boolean> booleans(Keyword command, List<byte[]> items) {
+  private CompletionStage<List<Boolean>> booleans(Keyword command, List<byte[]> items) {
     CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(key);
     items.forEach(args::add);
-    List<Object> r = Queue.join(client.array(command, args));
-    List<Boolean> out = new ArrayList<>(r.size());
-    for (Object o : r) {
-      out.add(o instanceof Long n && n == 1);
-    }
-    return out;
+    return client
+        .array(command, args)
+        .thenApply(
+            r -> {
+              List<Boolean> out = new ArrayList<>(r.size());
+              for (Object o : r) {
+                out.add(o instanceof Long n && n == 1);
+              }
+              return out;
+            });
   }
 }

@@ -49,21 +49,30 @@ public final class Counters {
    */
   public Map<String, long[]> query(
       @Nullable Instant at, List<Duration> windows, List<String> names) {
+    return Queue.join(queryAsync(at, windows, names));
+  }
+
+  public CompletionStage<Map<String, long[]>> queryAsync(
+      @Nullable Instant at, List<Duration> windows, List<String> names) {
     CommandArgs<byte[], byte[]> args =
         IdemClient.args().addKey(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
     windows.forEach(w -> args.add(Queue.millis(w) + "ms"));
     args.add("NAMES");
     names.forEach(args::add);
-    List<Object> r = Queue.join(client.array(QUERY, args));
-    Map<String, long[]> out = new LinkedHashMap<>();
-    for (int i = 0; i < names.size(); i++) {
-      List<?> counts = (List<?>) r.get(i);
-      long[] c = new long[counts.size()];
-      for (int j = 0; j < c.length; j++) {
-        c[j] = (Long) counts.get(j);
-      }
-      out.put(names.get(i), c);
-    }
-    return out;
+    return client
+        .array(QUERY, args)
+        .thenApply(
+            r -> {
+              Map<String, long[]> out = new LinkedHashMap<>();
+              for (int i = 0; i < names.size(); i++) {
+                List<?> counts = (List<?>) r.get(i);
+                long[] c = new long[counts.size()];
+                for (int j = 0; j < c.length; j++) {
+                  c[j] = (Long) counts.get(j);
+                }
+                out.put(names.get(i), c);
+              }
+              return out;
+            });
   }
 }

@@ -24,6 +24,8 @@ public final class Dedup {
   private static final Keyword RESERVE = Keyword.of("DEDUP.RESERVE");
   private static final Keyword CLAIM = Keyword.of("DEDUP.CLAIM");
   private static final Keyword MCLAIM = Keyword.of("DEDUP.MCLAIM");
+  private static final Keyword RELEASE = Keyword.of("DEDUP.RELEASE");
+  private static final Keyword EXISTS = Keyword.of("DEDUP.EXISTS");
 
   private final IdemClient client;
   private final byte[] key;
@@ -53,6 +55,56 @@ public final class Dedup {
             RESERVE, IdemClient.args().addKey(key).add(Queue.millis(window) + "ms").add("EXACT")));
   }
 
+  /**
+   * Makes a table keeping Bloom filters of ids for {@code window}: no owners, may say duplicate
+   * wrongly at {@code errorRate}.
+   */
+  public void reserveFilter(Duration window, double errorRate, long capacity) {
+    Queue.join(
+        client.array(
+            RESERVE,
+            IdemClient.args()
+                .addKey(key)
+                .add(Queue.millis(window) + "ms")
+                .add("FILTER")
+                .add(Double.toString(errorRate))
+                .add(capacity)));
+  }
+
+  /**
+   * Makes a table keeping the most recent {@code slots} ids for {@code window}, with their owners.
+   */
+  public void reserveRecent(Duration window, long slots) {
+    Queue.join(
+        client.array(
+            RESERVE,
+            IdemClient.args()
+                .addKey(key)
+                .add(Queue.millis(window) + "ms")
+                .add("RECENT")
+                .add(slots)));
+  }
+
+  /** Forgets {@code owner}'s claim of {@code id} (its processing failed); false if not its. */
+  public boolean release(UUID id, String owner) {
+    return Queue.join(
+        client.single(
+            RELEASE,
+            new io.lettuce.core.output.BooleanOutput<>(
+                io.lettuce.core.codec.ByteArrayCodec.INSTANCE),
+            IdemClient.args().addKey(key).add(bytes(id)).add(owner)));
+  }
+
+  /** Whether {@code id} is claimed within the window, claiming nothing. */
+  public boolean isClaimed(UUID id) {
+    return Queue.join(
+        client.single(
+            EXISTS,
+            new io.lettuce.core.output.BooleanOutput<>(
+                io.lettuce.core.codec.ByteArrayCodec.INSTANCE),
+            IdemClient.args().addKey(key).add(bytes(id))));
+  }
+
   public Claim claim(UUID id, String owner) {
     return Queue.join(claimAsync(id, owner, null));
   }
@@ -68,17 +120,25 @@ public final class Dedup {
 
   /** Claims every pair in order, in one command; the claims in the same order. */
   public List<Claim> claimAll(Map<UUID, String> owners) {
+    return Queue.join(claimAllAsync(owners));
+  }
+
+  public CompletionStage<List<Claim>> claimAllAsync(Map<UUID, String> owners) {
     CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(key).add("ITEMS");
     for (Map.Entry<UUID, String> e : owners.entrySet()) {
       args.add(bytes(e.getKey())).add(e.getValue());
     }
-    List<Object> r = Queue.join(client.array(MCLAIM, args));
-    List<Claim> out = new ArrayList<>(r.size());
-    for (Object o : r) {
-      List<?> pair = (List<?>) o;
-      out.add(claim(pair.get(0), pair.get(1)));
-    }
-    return out;
+    return client
+        .array(MCLAIM, args)
+        .thenApply(
+            r -> {
+              List<Claim> out = new ArrayList<>(r.size());
+              for (Object o : r) {
+                List<?> pair = (List<?>) o;
+                out.add(claim(pair.get(0), pair.get(1)));
+              }
+              return out;
+            });
   }
 
   private static Claim claim(Object status, @Nullable Object owner) {

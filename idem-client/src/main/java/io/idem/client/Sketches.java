@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,129 +32,189 @@ public final class Sketches {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static long integer(IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
-    return Queue.join(
-        c.single(Keyword.of(command), new IntegerOutput<>(ByteArrayCodec.INSTANCE), args));
-  }
-
-  private static boolean bool(IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
-    return Queue.join(
-        c.single(Keyword.of(command), new BooleanOutput<>(ByteArrayCodec.INSTANCE), args));
-  }
-
-  private static List<Object> array(
+  private static CompletionStage<Long> integer(
       IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
-    return Queue.join(c.array(Keyword.of(command), args));
+    return c.single(Keyword.of(command), new IntegerOutput<>(ByteArrayCodec.INSTANCE), args);
+  }
+
+  private static CompletionStage<Boolean> bool(
+      IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
+    return c.single(Keyword.of(command), new BooleanOutput<>(ByteArrayCodec.INSTANCE), args);
+  }
+
+  private static CompletionStage<List<Object>> array(
+      IdemClient c, String command, CommandArgs<byte[], byte[]> args) {
+    return c.array(Keyword.of(command), args);
+  }
+
+  private static long[] longs(List<Object> r) {
+    long[] out = new long[r.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = (Long) r.get(i);
+    }
+    return out;
+  }
+
+  private static Map<String, long[]> perName(List<Object> r, List<String> names) {
+    Map<String, long[]> out = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      @SuppressWarnings("unchecked")
+      List<Object> counts = (List<Object>) r.get(i);
+      out.put(names.get(i), longs(counts));
+    }
+    return out;
   }
 
   /** A cuckoo filter: like a Bloom filter, and items can be deleted. */
   public record Cuckoo(IdemClient client, byte[] key) {
     public void reserve(long capacity) {
-      array(client, "CF.RESERVE", args(key).add(capacity));
+      Queue.join(array(client, "CF.RESERVE", args(key).add(capacity)));
     }
 
     public boolean add(byte[] item) {
+      return Queue.join(addAsync(item));
+    }
+
+    public CompletionStage<Boolean> addAsync(byte[] item) {
       return bool(client, "CF.ADD", args(key).add(item));
     }
 
     /** Adds the item unless it seems present; true if it was added. */
     public boolean addIfAbsent(byte[] item) {
+      return Queue.join(addIfAbsentAsync(item));
+    }
+
+    public CompletionStage<Boolean> addIfAbsentAsync(byte[] item) {
       return bool(client, "CF.ADDNX", args(key).add(item));
     }
 
     public boolean mightContain(byte[] item) {
+      return Queue.join(mightContainAsync(item));
+    }
+
+    public CompletionStage<Boolean> mightContainAsync(byte[] item) {
       return bool(client, "CF.EXISTS", args(key).add(item));
     }
 
     /** Deletes one copy of the item; true if one was there. */
     public boolean delete(byte[] item) {
+      return Queue.join(deleteAsync(item));
+    }
+
+    public CompletionStage<Boolean> deleteAsync(byte[] item) {
       return bool(client, "CF.DEL", args(key).add(item));
     }
 
     public long count(byte[] item) {
-      return integer(client, "CF.COUNT", args(key).add(item));
+      return Queue.join(integer(client, "CF.COUNT", args(key).add(item)));
     }
   }
 
   /** A count-min sketch: approximate counts of items, never under the truth. */
   public record CountMin(IdemClient client, byte[] key) {
     /**
-     * Sized so a count overshoots by at most {@code error} of the total, with {@code probability}
-     * of failing that.
+     * Sized so a count overshoots by at most {@code error} of the total, failing that with {@code
+     * probability}.
      */
     public void reserve(double error, double probability) {
-      array(
-          client,
-          "CMS.INITBYPROB",
-          args(key).add(Double.toString(error)).add(Double.toString(probability)));
+      Queue.join(
+          array(
+              client,
+              "CMS.INITBYPROB",
+              args(key).add(Double.toString(error)).add(Double.toString(probability))));
     }
 
     public void incrBy(Map<byte[], Long> increments) {
+      Queue.join(incrByAsync(increments));
+    }
+
+    public CompletionStage<Void> incrByAsync(Map<byte[], Long> increments) {
       CommandArgs<byte[], byte[]> a = args(key);
       increments.forEach((item, by) -> a.add(item).add(by));
-      array(client, "CMS.INCRBY", a);
+      return array(client, "CMS.INCRBY", a).thenApply(r -> null);
     }
 
     public long[] query(List<byte[]> items) {
+      return Queue.join(queryAsync(items));
+    }
+
+    public CompletionStage<long[]> queryAsync(List<byte[]> items) {
       CommandArgs<byte[], byte[]> a = args(key);
       items.forEach(a::add);
-      List<Object> r = array(client, "CMS.QUERY", a);
-      long[] out = new long[r.size()];
-      for (int i = 0; i < out.length; i++) {
-        out[i] = (Long) r.get(i);
-      }
-      return out;
+      return array(client, "CMS.QUERY", a).thenApply(Sketches::longs);
     }
   }
 
   /** A top-k sketch: the k heaviest items of a stream. */
   public record TopK(IdemClient client, byte[] key) {
     public void reserve(int k) {
-      array(client, "TOPK.RESERVE", args(key).add(k));
+      Queue.join(array(client, "TOPK.RESERVE", args(key).add(k)));
     }
 
     public void add(List<byte[]> items) {
+      Queue.join(addAsync(items));
+    }
+
+    public CompletionStage<Void> addAsync(List<byte[]> items) {
       CommandArgs<byte[], byte[]> a = args(key);
       items.forEach(a::add);
-      array(client, "TOPK.ADD", a);
+      return array(client, "TOPK.ADD", a).thenApply(r -> null);
     }
 
     /** The heaviest items with their estimated counts, heaviest first. */
     public Map<String, Long> list() {
-      List<Object> r = array(client, "TOPK.LIST", args(key).add("WITHCOUNT"));
-      Map<String, Long> out = new LinkedHashMap<>();
-      for (int i = 0; i + 1 < r.size(); i += 2) {
-        out.put(Queue.text(r.get(i)), (Long) r.get(i + 1));
-      }
-      return out;
+      return Queue.join(listAsync());
+    }
+
+    public CompletionStage<Map<String, Long>> listAsync() {
+      return array(client, "TOPK.LIST", args(key).add("WITHCOUNT"))
+          .thenApply(
+              r -> {
+                Map<String, Long> out = new LinkedHashMap<>();
+                for (int i = 0; i + 1 < r.size(); i += 2) {
+                  out.put(Queue.text(r.get(i)), (Long) r.get(i + 1));
+                }
+                return out;
+              });
     }
   }
 
   /** A t-digest: quantiles of a stream of values. */
   public record TDigest(IdemClient client, byte[] key) {
     public void create() {
-      array(client, "TDIGEST.CREATE", args(key));
+      Queue.join(array(client, "TDIGEST.CREATE", args(key)));
     }
 
     public void add(double... values) {
+      Queue.join(addAsync(values));
+    }
+
+    public CompletionStage<Void> addAsync(double... values) {
       CommandArgs<byte[], byte[]> a = args(key);
       for (double v : values) {
         a.add(Double.toString(v));
       }
-      array(client, "TDIGEST.ADD", a);
+      return array(client, "TDIGEST.ADD", a).thenApply(r -> null);
     }
 
     public double[] quantiles(double... qs) {
+      return Queue.join(quantilesAsync(qs));
+    }
+
+    public CompletionStage<double[]> quantilesAsync(double... qs) {
       CommandArgs<byte[], byte[]> a = args(key);
       for (double q : qs) {
         a.add(Double.toString(q));
       }
-      List<Object> r = array(client, "TDIGEST.QUANTILE", a);
-      double[] out = new double[r.size()];
-      for (int i = 0; i < out.length; i++) {
-        out[i] = Double.parseDouble(Queue.text(r.get(i)));
-      }
-      return out;
+      return array(client, "TDIGEST.QUANTILE", a)
+          .thenApply(
+              r -> {
+                double[] out = new double[r.size()];
+                for (int i = 0; i < out.length; i++) {
+                  out[i] = Double.parseDouble(Queue.text(r.get(i)));
+                }
+                return out;
+              });
     }
   }
 
@@ -161,12 +222,20 @@ public final class Sketches {
   public record HyperLogLog(IdemClient client, byte[] key) {
     /** True if the estimate changed. */
     public boolean add(List<byte[]> items) {
+      return Queue.join(addAsync(items));
+    }
+
+    public CompletionStage<Boolean> addAsync(List<byte[]> items) {
       CommandArgs<byte[], byte[]> a = args(key);
       items.forEach(a::add);
-      return integer(client, "PFADD", a) == 1;
+      return integer(client, "PFADD", a).thenApply(n -> n == 1);
     }
 
     public long count() {
+      return Queue.join(countAsync());
+    }
+
+    public CompletionStage<Long> countAsync() {
       return integer(client, "PFCOUNT", args(key));
     }
   }
@@ -175,31 +244,30 @@ public final class Sketches {
   public record Distinct(IdemClient client, byte[] key) {
     /** Adds members to names at {@code at} (null: now). */
     public void add(@Nullable Instant at, Map<String, byte[]> members) {
+      Queue.join(addAsync(at, members));
+    }
+
+    public CompletionStage<Void> addAsync(@Nullable Instant at, Map<String, byte[]> members) {
       CommandArgs<byte[], byte[]> a =
           args(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
       members.forEach((name, member) -> a.add(name).add(member));
-      array(client, "DISTINCT.ADD", a);
+      return array(client, "DISTINCT.ADD", a).thenApply(r -> null);
     }
 
     /** Each name's distinct members over each window ending at {@code at} (null: now). */
     public Map<String, long[]> count(
+        @Nullable Instant at, List<Duration> windows, List<String> names) {
+      return Queue.join(countAsync(at, windows, names));
+    }
+
+    public CompletionStage<Map<String, long[]>> countAsync(
         @Nullable Instant at, List<Duration> windows, List<String> names) {
       CommandArgs<byte[], byte[]> a =
           args(key).add(at == null ? "*" : Long.toString(at.toEpochMilli()));
       windows.forEach(w -> a.add(Queue.millis(w) + "ms"));
       a.add("NAMES");
       names.forEach(a::add);
-      List<Object> r = array(client, "DISTINCT.COUNT", a);
-      Map<String, long[]> out = new LinkedHashMap<>();
-      for (int i = 0; i < names.size(); i++) {
-        List<?> counts = (List<?>) r.get(i);
-        long[] c = new long[counts.size()];
-        for (int j = 0; j < c.length; j++) {
-          c[j] = (Long) counts.get(j);
-        }
-        out.put(names.get(i), c);
-      }
-      return out;
+      return array(client, "DISTINCT.COUNT", a).thenApply(r -> perName(r, names));
     }
   }
 

@@ -55,6 +55,18 @@ class TypedCommandsTest {
     assertThat(orders.claimAll(batch))
         .extracting(Dedup.Claim::status)
         .containsExactly(Dedup.Status.NEW, Dedup.Status.DUPLICATE);
+    assertThat(orders.isClaimed(m1)).isTrue();
+    assertThat(orders.release(m1, "p4:7")).isFalse(); // not its claim
+    assertThat(orders.release(m2, "p4:8")).isTrue();
+    assertThat(orders.isClaimed(m2)).isFalse();
+    Dedup clicks = client.dedup("clicks");
+    clicks.reserveFilter(Duration.ofMinutes(10), 0.001, 10_000);
+    assertThat(clicks.claim(m1, "w")).isEqualTo(new Dedup.Claim(Dedup.Status.NEW, null));
+    assertThat(clicks.claim(m1, "w").status()).isEqualTo(Dedup.Status.DUPLICATE);
+    Dedup jobs = client.dedup("jobs");
+    jobs.reserveRecent(Duration.ofMinutes(10), 1024);
+    assertThat(jobs.claim(m1, "a").status()).isEqualTo(Dedup.Status.NEW);
+    assertThat(jobs.claim(m1, "a").status()).isEqualTo(Dedup.Status.RETRY);
     // The id went over the wire as its 16 bytes, not as its 36 characters of text.
     assertThat(exists("orders", Dedup.bytes(m1))).isEqualTo(1L);
     assertThat(exists("orders", m1.toString().getBytes(StandardCharsets.US_ASCII))).isZero();
@@ -119,6 +131,11 @@ class TypedCommandsTest {
     td.add(1, 2, 3, 4, 5);
     assertThat(td.quantiles(0.0, 1.0)).containsExactly(1.0, 5.0);
 
+    // The asynchronous forms give the same answers.
+    assertThat(cf.addAsync(bytes("q")).toCompletableFuture().join()).isTrue();
+    assertThat(seenAsync().mightContainAllAsync(Sketches.items("zz")).toCompletableFuture().join())
+        .containsExactly(false);
+
     Sketches.HyperLogLog hll = client.hyperLogLog("hll");
     assertThat(hll.add(Sketches.items("a", "b", "c"))).isTrue();
     assertThat(hll.add(Sketches.items("a"))).isFalse();
@@ -131,6 +148,12 @@ class TypedCommandsTest {
     assertThat(
             users.count(null, List.of(Duration.ofHours(1)), List.of("page:home")).get("page:home"))
         .containsExactly(2);
+  }
+
+  private Bloom seenAsync() {
+    Bloom b = client.bloom("async");
+    b.addAllAsync(Sketches.items("a")).toCompletableFuture().join();
+    return b;
   }
 
   private static byte[] bytes(String s) {

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.client.Queue.Job;
-import io.idem.server.dispatch.Config;
-import io.idem.server.net.IdemServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -16,32 +13,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The typed queue API and its consumer, against a real server started in-process. */
-class QueueClientTest {
-
-  @TempDir Path dir;
-  private IdemServer server;
-  private IdemClient client;
-
-  @BeforeEach
-  void start() throws Exception {
-    Config config = Config.defaults();
-    config.set("port", "0");
-    config.set("dir", dir.resolve("data").toString());
-    server = IdemServer.start(config);
-    client = IdemClient.create("redis://127.0.0.1:" + server.port());
-  }
-
-  @AfterEach
-  void stop() {
-    client.close();
-    server.close();
-  }
+class QueueClientTest extends WithServer {
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

@@ -2,42 +2,20 @@ package io.idem.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.dispatch.Config;
-import io.idem.server.net.IdemServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** Dedup claims with UUIDs, Bloom filters and windowed counters through the typed client. */
-class TypedCommandsTest {
-
-  @TempDir Path dir;
-  private IdemServer server;
-  private IdemClient client;
-
-  @BeforeEach
-  void start() throws Exception {
-    Config config = Config.defaults();
-    config.set("port", "0");
-    config.set("dir", dir.resolve("data").toString());
-    server = IdemServer.start(config);
-    client = IdemClient.create("redis://127.0.0.1:" + server.port());
-  }
-
-  @AfterEach
-  void stop() {
-    client.close();
-    server.close();
-  }
+/**
+ * Every typed family but the queue (QueueClientTest): dedup claims with UUIDs, filters, sketches,
+ * windows.
+ */
+class TypedCommandsTest extends WithServer {
 
   @Test
   void dedupClaims_ofUuidsSentAs16Bytes_answerNewRetryDuplicate() {

@@ -7,7 +7,6 @@ import io.lettuce.core.protocol.CommandArgs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -59,20 +58,6 @@ public final class Counters {
     windows.forEach(w -> args.add(Queue.millis(w) + "ms"));
     args.add("NAMES");
     names.forEach(args::add);
-    return client
-        .array(QUERY, args)
-        .thenApply(
-            r -> {
-              Map<String, long[]> out = new LinkedHashMap<>();
-              for (int i = 0; i < names.size(); i++) {
-                List<?> counts = (List<?>) r.get(i);
-                long[] c = new long[counts.size()];
-                for (int j = 0; j < c.length; j++) {
-                  c[j] = (Long) counts.get(j);
-                }
-                out.put(names.get(i), c);
-              }
-              return out;
-            });
+    return client.array(QUERY, args).thenApply(r -> Sketches.perName(r, names));
   }
 }

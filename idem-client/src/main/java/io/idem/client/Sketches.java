@@ -55,7 +55,8 @@ public final class Sketches {
     return out;
   }
 
-  private static Map<String, long[]> perName(List<Object> r, List<String> names) {
+  /** A reply of one array of counts a name, as COUNTER.QUERY and DISTINCT.COUNT give it. */
+  static Map<String, long[]> perName(List<Object> r, List<String> names) {
     Map<String, long[]> out = new LinkedHashMap<>();
     for (int i = 0; i < names.size(); i++) {
       @SuppressWarnings("unchecked")

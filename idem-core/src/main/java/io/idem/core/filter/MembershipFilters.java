@@ -31,7 +31,7 @@ public final class MembershipFilters {
       case SCALABLE_BLOOM -> ScalableBloomFilter.readFrom(peekable, maxBytes);
       case CUCKOO -> CuckooFilter.readFrom(peekable, maxBytes);
       case RECENT_SET -> RecentSet.readFrom(peekable, maxBytes);
-      case COUNT_MIN, HYPERLOGLOG, TOPK, TDIGEST, REDISBLOOM_CHAIN, REDISBLOOM_CUCKOO ->
+      case COUNT_MIN, HYPERLOGLOG, TOPK, TDIGEST, REDISBLOOM_CHAIN, REDISBLOOM_CUCKOO, SEEN_CACHE ->
           throw new IOException("a " + family + " structure is not a membership filter");
     };
   }

@@ -16,7 +16,9 @@ public enum FormatFamily {
   /** A Bloom filter in RedisBloom's layout and hashing (moved in from RedisBloom). */
   REDISBLOOM_CHAIN(9),
   /** A cuckoo filter in RedisBloom's layout and hashing (moved in from RedisBloom). */
-  REDISBLOOM_CUCKOO(10);
+  REDISBLOOM_CUCKOO(10),
+  /** A seen-cache's cookie value (io.idem.core.seen): a compact frame of its own, see its codec. */
+  SEEN_CACHE(11);
 
   private final int id;
 

@@ -18,7 +18,8 @@ class FormatFamilyTest {
     assertThat(FormatFamily.TDIGEST.id()).isEqualTo(8);
     assertThat(FormatFamily.REDISBLOOM_CHAIN.id()).isEqualTo(9);
     assertThat(FormatFamily.REDISBLOOM_CUCKOO.id()).isEqualTo(10);
-    assertThat(FormatFamily.values()).hasSize(10);
+    assertThat(FormatFamily.SEEN_CACHE.id()).isEqualTo(11);
+    assertThat(FormatFamily.values()).hasSize(11);
   }
 
   @Test

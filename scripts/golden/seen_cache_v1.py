@@ -75,7 +75,8 @@ def value(capacity, rate, newer, older=(), key=None, tag=12):
         w.gamma(len(newer)); w.gamma(len(older))
         w.golomb(newer, golomb_m(len(newer), rng)); w.golomb(older, golomb_m(len(older), rng))
     else:
-        w.golomb(newer, golomb_m(capacity, rng))
+        w.gamma(capacity - len(newer) + 1)
+        w.golomb(newer, golomb_m(len(newer), rng))
     data = w.bytes()
     if key is not None:
         data += hmac.new(key, data, hashlib.sha256).digest()[:tag]

@@ -61,6 +61,15 @@ public final class IdemClient implements AutoCloseable {
     return new Bloom(this, key);
   }
 
+  /**
+   * A seen-cache on the server at {@code key} (one a user): a Bloom filter for {@code capacity}
+   * items at {@code rate}, dropped {@code ttl} after its last add. The cookie seen-cache's
+   * interface, so an application can keep either by configuration.
+   */
+  public ServerSeenCache seenCache(String key, long capacity, double rate, Duration ttl) {
+    return new ServerSeenCache(this, key, capacity, rate, ttl);
+  }
+
   /** The windowed counter table at {@code key}. */
   public Counters counters(String key) {
     return new Counters(this, key);

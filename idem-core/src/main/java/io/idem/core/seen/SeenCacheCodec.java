@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * byte 0    family id 11 ({@link FormatFamily#SEEN_CACHE})
  * byte 1    bits 7-6: version (1); bit 5: two generations; bits 4-0: the codec's parameter check
- * then      one generation: the Golomb-coded gaps of its sorted fingerprints, parameter
- *             {@code M(capacity / range)}, until the padding;
+ * then      one generation: gamma(capacity - count + 1), one bit for a full cache; then the
+ *             Golomb-coded gaps of its sorted fingerprints, parameter {@code M(count / range)};
  *           two generations: gamma(newer count), gamma(older count), the newer's gaps with
  *             {@code M(newer / range)}, the older's with {@code M(older / range)}
  *           padding: ones to the byte (fewer than eight; a code always holds a zero)
@@ -26,10 +26,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The header is two bytes rather than Idem's usual eight plus a checksum because the format's
  * point is size: 100 items at 1 % in at most 140 characters leaves room for about two bytes once
- * the set itself is near its entropy. The range and count are not written: the codec knows the
- * range, and a one-generation set ends at its padding. A bad value is caught by its tag when
- * signed, and otherwise by the parameter check, the range check on every value, the count limit and
- * the padding rule; any of them fails with a {@link SeenCacheException}.
+ * the set itself is near its entropy. The range is not written, the codec knows it, and the count
+ * is written as its distance from the capacity, where a cache spends most of its life. A bad value
+ * is caught by its tag when signed, and otherwise by the parameter check, the range check on every
+ * value, the count limit and the padding rule; any of them fails with a {@link SeenCacheException}.
  */
 public final class SeenCacheCodec {
   static final int VERSION = 1;
@@ -48,7 +48,6 @@ public final class SeenCacheCodec {
   private final double rate;
   private final int budget;
   private final @Nullable SigningKeys keys;
-  private final int singleParameter;
   private final int check;
   private final int maxChars;
 
@@ -65,7 +64,6 @@ public final class SeenCacheCodec {
     this.rate = rate;
     this.budget = budget;
     this.keys = keys;
-    this.singleParameter = GolombBits.parameter(capacity, range);
     long mix = range * 0x9E3779B97F4A7C15L ^ capacity * 0xC2B2AE3D27D4EB4FL;
     this.check = (int) ((mix ^ (mix >>> 29)) * 0xBF58476D1CE4E5B9L >>> 59);
     this.maxChars = budget > 0 ? budget : chars(worstCaseBits(), tagBytes());
@@ -172,7 +170,9 @@ public final class SeenCacheCodec {
 
   private long encodedBits(SeenCache c) {
     if (c.olderSize == 0) {
-      return HEADER_BITS + GolombBits.golombBits(c.newer, c.newerSize, singleParameter);
+      return HEADER_BITS
+          + GolombBits.gammaBits(capacity - c.newerSize + 1L)
+          + GolombBits.golombBits(c.newer, c.newerSize, GolombBits.parameter(c.newerSize, range));
     }
     return HEADER_BITS
         + GolombBits.gammaBits(c.newerSize)
@@ -209,7 +209,8 @@ public final class SeenCacheCodec {
       w.golomb(cache.newer, cache.newerSize, GolombBits.parameter(cache.newerSize, range));
       w.golomb(cache.older, cache.olderSize, GolombBits.parameter(cache.olderSize, range));
     } else {
-      w.golomb(cache.newer, cache.newerSize, singleParameter);
+      w.gamma(capacity - cache.newerSize + 1L);
+      w.golomb(cache.newer, cache.newerSize, GolombBits.parameter(cache.newerSize, range));
     }
     byte[] bytes = w.finish(tag);
     if (keys != null) {
@@ -288,21 +289,20 @@ public final class SeenCacheCodec {
         throw malformed("an item in both generations");
       }
     } else {
-      int[] values = new int[Math.min(capacity, 64)];
-      int n = 0;
-      long previous = -1;
-      while (!r.atPadding()) {
-        if (n == capacity) {
-          throw malformed("more items than the capacity of " + capacity);
-        }
-        previous = next(r, previous, singleParameter);
-        if (n == values.length) {
-          values = java.util.Arrays.copyOf(values, Math.min(capacity, n * 2));
-        }
-        values[n++] = (int) previous;
+      long distance = r.gamma();
+      if (distance < 0) {
+        throw new SeenCacheException(Reason.TRUNCATED, "seen-cache count cut off");
       }
-      cache.newer = values;
-      cache.newerSize = n;
+      if (distance > capacity + 1L) {
+        throw malformed(
+            "a count below zero (capacity " + capacity + ", distance " + distance + ")");
+      }
+      int count = (int) (capacity + 1L - distance);
+      cache.newer = readGeneration(r, count, GolombBits.parameter(count, range));
+      cache.newerSize = count;
+      if (!r.atPadding()) {
+        throw malformed("bits left after the items");
+      }
     }
     return cache;
   }

@@ -53,6 +53,17 @@ class SeenCacheTest {
   }
 
   @Test
+  void aFewItemsMakeAShortValueWhateverTheCapacity() throws Exception {
+    SeenCacheCodec big = SeenCacheCodec.forBudget(4000, 0.01);
+    SeenCache c = big.newCache();
+    assertThat(c.encode()).hasSizeLessThanOrEqualTo(8); // the header and a count
+    randomItems(new SplittableRandom(5), 10).forEach(c::add);
+    // About log2(range / 10) + 1.5 bits an item, not a share of the capacity.
+    assertThat(c.encode().length()).isLessThan(40);
+    assertThat(big.decode(c.encode()).size()).isEqualTo(10);
+  }
+
+  @Test
   void falsePositiveRateStaysWithinTheRate() {
     for (double rate : new double[] {0.01, 0.001}) {
       SeenCacheCodec codec = SeenCacheCodec.forCount(1000, rate);

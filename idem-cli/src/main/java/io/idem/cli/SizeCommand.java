@@ -5,6 +5,10 @@ import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.seen.GuavaBloomFilter;
+import io.idem.core.seen.SeenCache;
+import io.idem.core.seen.SeenCacheCodec;
+import io.idem.core.seen.SigningKeys;
 import io.idem.server.commands.dedup.DedupSizing;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import java.io.FileDescriptor;
@@ -38,6 +42,10 @@ import picocli.CommandLine.Spec;
       "With --window: what a dedup table (DEDUP.RESERVE) of each mode holds in memory for N"
           + " claims per window (EXACT, and FILTER at rate E) or for the RecentSet's slots"
           + " (RECENT), from the server's own sizing.",
+      "With --cookie C --error E: how many items a seen-cache cookie of at most C characters"
+          + " holds at rate E, measured by filling one with random items: its capacity, its"
+          + " length when full, what it keeps once it ages, and Guava's writeTo in base64 for"
+          + " the same items.",
       ""
     },
     footer = {
@@ -45,7 +53,8 @@ import picocli.CommandLine.Spec;
       "Examples:",
       "  idem size --capacity 1M --error 0.001",
       "  idem size --recent --after 3.6e6 --remember 0.9 --json",
-      "  idem size --capacity 2.88e9 --error 1e-6 --window 24h"
+      "  idem size --capacity 2.88e9 --error 1e-6 --window 24h",
+      "  idem size --cookie 4096 --error 0.01 --tag 12"
     })
 final class SizeCommand implements Callable<Integer> {
   /*
@@ -128,6 +137,19 @@ final class SizeCommand implements Callable<Integer> {
   @Nullable Integer slices;
 
   @Option(
+      names = "--cookie",
+      paramLabel = "C",
+      description = "Size a seen-cache cookie of at most C characters (needs --error).")
+  @Nullable Integer cookie;
+
+  @Option(
+      names = "--tag",
+      paramLabel = "T",
+      description =
+          "With --cookie: the HMAC tag's bytes, 0 for an unsigned cookie (default: ${DEFAULT-VALUE}).")
+  int tag;
+
+  @Option(
       names = "--json",
       description =
           "Print one JSON object keyed by type (bloom, scalable-bloom, cuckoo, recent, dedup-exact,"
@@ -169,6 +191,12 @@ final class SizeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (cookie != null) {
+      return cookie(cookie);
+    }
+    if (spec().commandLine().getParseResult().hasMatchedOption("--tag")) {
+      throw usage("--tag applies only with --cookie");
+    }
     validate();
     BloomFilter.@Nullable Sizing bloom = null;
     RedisBloomChain.@Nullable Sizing classic = null;
@@ -255,6 +283,103 @@ final class SizeCommand implements Callable<Integer> {
     }
     o.flush();
     return 0;
+  }
+
+  /** What a seen-cache cookie of this budget holds, measured on the codec itself. */
+  record Cookie(
+      int budget,
+      double error,
+      int tagBytes,
+      int capacity,
+      int fullChars,
+      int agedMinItems,
+      double agedMeanItems,
+      int guavaChars) {}
+
+  /** Fills one cache with random items up to its capacity, then three times over (ageing). */
+  static Cookie measureCookie(int budget, double error, int tagBytes) {
+    SeenCacheCodec codec = SeenCacheCodec.forBudget(budget, error);
+    if (tagBytes > 0) {
+      codec = codec.signedWith(SigningKeys.withTag(tagBytes, new byte[32]));
+    }
+    SeenCache c = codec.newCache();
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(34);
+    byte[] item = new byte[16];
+    int fullChars = 0;
+    int min = Integer.MAX_VALUE;
+    long sum = 0;
+    int aged = 0;
+    for (int i = 0; i < codec.capacity() * 4; i++) {
+      rnd.nextBytes(item);
+      c.add(item);
+      if (i == codec.capacity() - 1) {
+        fullChars = c.encodedLength();
+      } else if (i >= codec.capacity() * 2) {
+        min = Math.min(min, c.size());
+        sum += c.size();
+        aged++;
+      }
+    }
+    int guava = GuavaBloomFilter.create(codec.capacity(), error).toBase64().length();
+    return new Cookie(
+        budget, error, tagBytes, codec.capacity(), fullChars, min, (double) sum / aged, guava);
+  }
+
+  private int cookie(int budget) {
+    ParseResult parsed = spec().commandLine().getParseResult();
+    for (String option :
+        new String[] {"--capacity", "--window", "--recent", "--expansion", "--bucket-size"}) {
+      if (parsed.hasMatchedOption(option)) {
+        throw usage(option + " does not apply with --cookie");
+      }
+    }
+    Double e = error;
+    if (e == null) {
+      throw usage("--cookie needs --error");
+    }
+    if (!(e > 0 && e <= 0.5)) {
+      throw usage("--error (" + e + ") must be in (0, 0.5] for a cookie");
+    }
+    checkRange("--cookie", budget, 8, SeenCacheCodec.MAX_BUDGET);
+    if (tag != 0) {
+      checkRange("--tag", tag, 10, 32);
+    }
+    Cookie c;
+    try {
+      c = measureCookie(budget, e, tag);
+    } catch (IllegalArgumentException ex) {
+      throw usage(ex.getMessage());
+    }
+    PrintStream o = new PrintStream(out, false, StandardCharsets.UTF_8);
+    if (json) {
+      JsonWriter w = new JsonWriter().beginObject().key("cookie").beginObject();
+      w.field("budget", c.budget()).field("error", c.error()).field("tagBytes", c.tagBytes());
+      w.field("capacity", c.capacity()).field("fullChars", c.fullChars());
+      w.field("agedMinItems", c.agedMinItems()).field("agedMeanItems", c.agedMeanItems());
+      w.field("guavaChars", c.guavaChars());
+      o.println(w.endObject().endObject());
+    } else {
+      o.printf(
+          "Seen-cache cookie of at most %,d characters at %s%s:%n",
+          c.budget(),
+          percent(c.error()),
+          c.tagBytes() > 0 ? ", signed (" + c.tagBytes() + "-byte tag)" : ", unsigned");
+      o.printf("  capacity        %,d items%n", c.capacity());
+      o.printf("  when full       %,d characters%n", c.fullChars());
+      o.printf(
+          "  once it ages    keeps %,d to %,d items (mean %,.0f), the newest always%n",
+          c.agedMinItems(), c.capacity(), c.agedMeanItems());
+      o.printf(
+          "  Guava writeTo   %,d characters of base64 for the same %,d items%n",
+          c.guavaChars(), c.capacity());
+    }
+    o.flush();
+    return 0;
+  }
+
+  private static String percent(double e) {
+    return new java.math.BigDecimal(Double.toString(e * 100)).stripTrailingZeros().toPlainString()
+        + " %";
   }
 
   /** The table if DEDUP.RESERVE would make it; null, with the server's reason, if not. */

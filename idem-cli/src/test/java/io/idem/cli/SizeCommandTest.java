@@ -39,6 +39,50 @@ class SizeCommandTest {
   }
 
   @Test
+  void cookie_json_measuresTheCodecItself() throws Exception {
+    Map<String, Object> c =
+        object(
+            json(Run.main("", "size", "--cookie", "4096", "--error", "0.01", "--json")), "cookie");
+    int capacity = (int) integer(c, "capacity");
+    assertThat(capacity)
+        .isEqualTo(io.idem.core.seen.SeenCacheCodec.forBudget(4096, 0.01).capacity());
+    // About log2(100) + 1.44 bits an item: 4096 characters (3072 bytes) hold some 3,000 at 1 %.
+    assertThat(capacity).isBetween(2950, 3100);
+    assertThat(integer(c, "fullChars")).isBetween(3900L, 4096L);
+    assertThat(integer(c, "agedMinItems")).isBetween(capacity / 2L, (long) capacity);
+    assertThat(decimal(c, "agedMeanItems"))
+        .isBetween((double) integer(c, "agedMinItems"), capacity + 0.0);
+    // Guava's filter of the same items is larger: its base64 is some 1.2 times as long.
+    assertThat(integer(c, "guavaChars")).isGreaterThan(4500L);
+    Map<String, Object> signed =
+        object(
+            json(
+                Run.main(
+                    "", "size", "--cookie", "4096", "--error", "0.01", "--tag", "12", "--json")),
+            "cookie");
+    assertThat(integer(signed, "capacity")).isLessThan(capacity);
+  }
+
+  @Test
+  void cookie_human_andItsMistakes() {
+    Run run = Run.main("", "size", "--cookie", "200", "--error", "0.01");
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.outText())
+        .contains("Seen-cache cookie of at most 200 characters at 1 %, unsigned")
+        .contains("capacity")
+        .contains("Guava writeTo");
+    assertThat(Run.main("", "size", "--cookie", "200").err()).contains("--cookie needs --error");
+    assertThat(Run.main("", "size", "--cookie", "4", "--error", "0.01").err())
+        .contains("--cookie (4) must be in [8, 65536]");
+    assertThat(Run.main("", "size", "--cookie", "8", "--error", "1e-12").err())
+        .contains("holds no item");
+    assertThat(Run.main("", "size", "--cookie", "200", "--error", "0.01", "--capacity", "5").err())
+        .contains("--capacity does not apply with --cookie");
+    assertThat(Run.main("", "size", "--capacity", "5", "--error", "0.01", "--tag", "12").err())
+        .contains("--tag applies only with --cookie");
+  }
+
+  @Test
   void size_json_agreesWithTheCoreSizing() {
     Map<String, Object> json =
         json(Run.main("", "size", "--capacity", "1000000", "--error", "0.01", "--json"));

@@ -27,6 +27,7 @@ public final class SigningKeys {
 
   private final List<byte[]> keys;
   private final int tagBytes;
+  private final ThreadLocal<Mac[]> macs = ThreadLocal.withInitial(this::newMacs);
 
   private SigningKeys(List<byte[]> keys, int tagBytes) {
     this.keys = keys;
@@ -66,7 +67,7 @@ public final class SigningKeys {
 
   /** The tag of {@code bytes[0, length)} under the current key. */
   byte[] sign(byte[] bytes, int length) {
-    return Arrays.copyOf(mac(keys.get(0), bytes, length), tagBytes);
+    return Arrays.copyOf(mac(0, bytes, length), tagBytes);
   }
 
   /**
@@ -76,21 +77,30 @@ public final class SigningKeys {
   boolean verify(byte[] bytes, int length) {
     byte[] tag = Arrays.copyOfRange(bytes, length, length + tagBytes);
     boolean ok = false;
-    for (byte[] key : keys) {
-      ok |= MessageDigest.isEqual(Arrays.copyOf(mac(key, bytes, length), tagBytes), tag);
+    for (int i = 0; i < keys.size(); i++) {
+      ok |= MessageDigest.isEqual(Arrays.copyOf(mac(i, bytes, length), tagBytes), tag);
     }
     return ok;
   }
 
-  private static byte[] mac(byte[] key, byte[] bytes, int length) {
+  private byte[] mac(int keyIndex, byte[] bytes, int length) {
+    Mac mac = macs.get()[keyIndex];
+    mac.update(bytes, 0, length);
+    return mac.doFinal(); // doFinal also resets it for the next value
+  }
+
+  /** A keyed Mac a key, a thread: making and keying one costs more than a cookie's HMAC. */
+  private Mac[] newMacs() {
+    Mac[] out = new Mac[keys.size()];
     try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(new SecretKeySpec(key, ALGORITHM));
-      mac.update(bytes, 0, length);
-      return mac.doFinal();
+      for (int i = 0; i < out.length; i++) {
+        out[i] = Mac.getInstance(ALGORITHM);
+        out[i].init(new SecretKeySpec(keys.get(i), ALGORITHM));
+      }
     } catch (GeneralSecurityException e) {
       // Every Java platform must provide HmacSHA256 (JCA's required algorithms).
       throw new IllegalStateException(e);
     }
+    return out;
   }
 }

@@ -1,5 +1,8 @@
 package io.idem.core.seen;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -54,32 +57,46 @@ final class GolombBits {
     return 2 * (63 - Long.numberOfLeadingZeros(value)) + 1;
   }
 
-  /** Writes bits into a growing array. */
+  /** Writes bits into a growing array, up to 56 at a time through a word. */
   static final class Writer {
     private byte[] bytes;
-    private long bitLength;
+    private int length;
+    private long pending;
+    private int pendingBits;
 
     Writer(int initialBytes) {
       bytes = new byte[Math.max(8, initialBytes)];
     }
 
+    /** Writes the low {@code count} bits of {@code value}, {@code count} at most 56. */
     void bits(long value, int count) {
-      for (int i = count - 1; i >= 0; i--) {
-        bit((int) (value >>> i) & 1);
+      if (count == 0) {
+        return;
       }
+      pending = (pending << count) | (value & ((1L << count) - 1));
+      pendingBits += count;
+      while (pendingBits >= 8) {
+        pendingBits -= 8;
+        if (length == bytes.length) {
+          bytes = Arrays.copyOf(bytes, bytes.length * 2);
+        }
+        bytes[length++] = (byte) (pending >>> pendingBits);
+      }
+      pending &= (1L << pendingBits) - 1;
     }
 
     void bit(int bit) {
-      int index = (int) (bitLength >>> 3);
-      if (index == bytes.length) {
-        bytes = Arrays.copyOf(bytes, bytes.length * 2);
-      }
-      if (bit != 0) {
-        bytes[index] |= (byte) (0x80 >>> (bitLength & 7));
-      }
-      bitLength++;
+      bits(bit, 1);
     }
 
+    private void ones(long count) {
+      for (; count >= 32; count -= 32) {
+        bits(0xFFFF_FFFFL, 32);
+      }
+      bits((1L << count) - 1, (int) count);
+    }
+
+    /** The Elias gamma code of {@code value}, from 1 to 2^31. */
     void gamma(long value) {
       int width = 64 - Long.numberOfLeadingZeros(value);
       bits(0, width - 1);
@@ -93,9 +110,7 @@ final class GolombBits {
       for (int i = 0; i < count; i++) {
         long gap = (long) values[i] - previous - 1;
         previous = values[i];
-        for (long q = gap / m; q > 0; q--) {
-          bit(1);
-        }
+        ones(gap / m);
         bit(0);
         long r = gap % m;
         if (r < cutoff) {
@@ -108,22 +123,31 @@ final class GolombBits {
 
     /** Pads to a whole byte with ones (which can never read as a code: every code has a zero). */
     byte[] finish(int extraBytes) {
-      while ((bitLength & 7) != 0) {
-        bit(1);
+      if (pendingBits > 0) {
+        int pad = 8 - pendingBits;
+        bits((1L << pad) - 1, pad);
       }
-      return Arrays.copyOf(bytes, (int) (bitLength >>> 3) + extraBytes);
+      return Arrays.copyOf(bytes, length + extraBytes);
     }
   }
 
-  /** Reads bits from a bounded slice; every read past the end is reported, never thrown. */
+  private static final VarHandle LONG_BE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+  /**
+   * Reads bits from a bounded slice through a 64-bit window; every read past the end is reported,
+   * never thrown, and bits past the end read as zeros only inside the window, never as data.
+   */
   static final class Reader {
     private final byte[] bytes;
+    private final int endByte;
     private final long endBit;
     private long position;
 
     Reader(byte[] bytes, int fromByte, int toByte) {
       this.bytes = bytes;
       this.position = (long) fromByte * 8;
+      this.endByte = toByte;
       this.endBit = (long) toByte * 8;
     }
 
@@ -131,39 +155,46 @@ final class GolombBits {
       return endBit - position;
     }
 
-    /** The next bit; the caller checks {@link #remaining} first. */
-    int bit() {
-      int b = (bytes[(int) (position >>> 3)] >>> (7 - (position & 7))) & 1;
-      position++;
-      return b;
+    /** The next 64 bits from the position, zeros past the end of the slice. */
+    private long window() {
+      int index = (int) (position >>> 3);
+      long w;
+      if (index + 8 <= endByte) {
+        w = (long) LONG_BE.get(bytes, index);
+      } else {
+        w = 0;
+        for (int i = 0; i < 8; i++) {
+          w = (w << 8) | (index + i < endByte ? bytes[index + i] & 0xff : 0);
+        }
+      }
+      int shift = (int) (position & 7);
+      if (shift > 0) {
+        int next = index + 8;
+        w = (w << shift) | ((next < endByte ? bytes[next] & 0xff : 0) >>> (8 - shift));
+      }
+      return w;
     }
 
-    /** Reads {@code count} bits, or returns -1 if fewer remain. */
+    /** Reads {@code count} bits (at most 56), or returns -1 if fewer remain. */
     long bits(int count) {
       if (remaining() < count) {
         return -1;
       }
-      long v = 0;
-      for (int i = 0; i < count; i++) {
-        v = (v << 1) | bit();
+      if (count == 0) {
+        return 0;
       }
+      long v = window() >>> (64 - count);
+      position += count;
       return v;
     }
 
     /** Reads a gamma code of at most 31 value bits, or returns -1 if it is cut off or too long. */
     long gamma() {
-      int zeros = 0;
-      while (true) {
-        if (remaining() == 0) {
-          return -1;
-        }
-        if (bit() == 1) {
-          break;
-        }
-        if (++zeros > 30) {
-          return -1;
-        }
+      int zeros = Long.numberOfLeadingZeros(window());
+      if (zeros > 30 || zeros >= remaining()) {
+        return -1;
       }
+      position += zeros + 1;
       long rest = bits(zeros);
       return rest < 0 ? -1 : (1L << zeros) | rest;
     }
@@ -177,12 +208,11 @@ final class GolombBits {
       if (left >= 8) {
         return false;
       }
-      for (long p = position; p < endBit; p++) {
-        if (((bytes[(int) (p >>> 3)] >>> (7 - (p & 7))) & 1) == 0) {
-          return false;
-        }
+      if (left == 0) {
+        return true;
       }
-      return true;
+      long mask = -1L << (64 - left);
+      return (window() & mask) == mask;
     }
 
     /**
@@ -193,16 +223,25 @@ final class GolombBits {
     long golombNext(long previous, int m, long range) {
       long base = previous + 1;
       while (true) {
-        if (remaining() == 0) {
+        long valid = Math.min(64, remaining());
+        if (valid == 0) {
           return -1;
         }
-        if (bit() == 0) {
-          break;
-        }
-        base += m;
-        if (base >= range) {
+        int ones = Long.numberOfLeadingZeros(~window());
+        long run = Math.min(ones, valid);
+        if (run > 0 && base + run * m >= range) {
           return -2;
         }
+        base += run * m;
+        if (ones >= valid) {
+          position += valid;
+          if (valid < 64) {
+            return -1; // the slice ends inside the unary part
+          }
+          continue;
+        }
+        position += ones + 1; // the ones and the zero that ends them
+        break;
       }
       int b = remainderBits(m);
       long cutoff = (1L << b) - m;
@@ -213,10 +252,11 @@ final class GolombBits {
           return -1;
         }
         if (r >= cutoff) {
-          if (remaining() == 0) {
+          long low = bits(1);
+          if (low < 0) {
             return -1;
           }
-          r = ((r << 1) | bit()) - cutoff;
+          r = ((r << 1) | low) - cutoff;
         }
       }
       long value = base + r;

@@ -38,6 +38,12 @@ final class GolombBits {
     return m == 1 ? 0 : 32 - Integer.numberOfLeadingZeros(m - 1);
   }
 
+  /** Bits of one gap's code with parameter M. */
+  static long codeLength(long gap, int m) {
+    int b = remainderBits(m);
+    return gap / m + 1 + (gap % m < (1L << b) - m ? b - 1 : b);
+  }
+
   /** The exact number of bits {@link Writer#golomb} writes for these sorted values. */
   static long golombBits(int[] values, int count, int m) {
     int b = remainderBits(m);

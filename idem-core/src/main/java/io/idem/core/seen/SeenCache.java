@@ -1,7 +1,6 @@
 package io.idem.core.seen;
 
 import io.idem.core.hash.Hash128;
-import java.util.Arrays;
 
 /**
  * A seen-cache small enough for a cookie: the fingerprints of the items added, in [0, range) for a
@@ -23,11 +22,9 @@ public final class SeenCache implements SeenItems {
   private final SeenCacheCodec codec;
   private final Hash128 hash = new Hash128();
 
-  // Sorted distinct fingerprints; the codec reads and fills these directly.
-  int[] newer = new int[8];
-  int newerSize;
-  int[] older = new int[0];
-  int olderSize;
+  // The codec reads and fills these directly.
+  Generation newer = Generation.empty();
+  Generation older = new Generation(new int[0], 0);
 
   SeenCache(SeenCacheCodec codec) {
     this.codec = codec;
@@ -44,34 +41,33 @@ public final class SeenCache implements SeenItems {
   @Override
   public boolean mightContain(byte[] item) {
     int f = fingerprint(item);
-    return Arrays.binarySearch(newer, 0, newerSize, f) >= 0
-        || Arrays.binarySearch(older, 0, olderSize, f) >= 0;
+    return newer.indexOf(f) >= 0 || older.indexOf(f) >= 0;
   }
 
   @Override
   public boolean add(byte[] item) {
     int f = fingerprint(item);
-    int at = Arrays.binarySearch(newer, 0, newerSize, f);
+    int at = newer.indexOf(f);
     if (at >= 0) {
       return false;
     }
-    int old = Arrays.binarySearch(older, 0, olderSize, f);
+    int old = older.indexOf(f);
     if (old >= 0) {
-      removeOlder(old);
+      older.remove(old);
     }
-    insertNewer(-at - 1, f);
+    newer.insert(-at - 1, f);
     makeRoom(f);
     return old < 0;
   }
 
   /** Items held now, in both generations. */
   public int size() {
-    return newerSize + olderSize;
+    return newer.size + older.size;
   }
 
   /** Items in the older generation, the ones forgotten first. */
   public int olderSize() {
-    return olderSize;
+    return older.size;
   }
 
   /**
@@ -92,52 +88,34 @@ public final class SeenCache implements SeenItems {
     return codec.encode(this);
   }
 
-  private void insertNewer(int index, int f) {
-    if (newerSize == newer.length) {
-      newer = Arrays.copyOf(newer, Math.max(8, newerSize * 2));
-    }
-    System.arraycopy(newer, index, newer, index + 1, newerSize - index);
-    newer[index] = f;
-    newerSize++;
-  }
-
-  private void removeOlder(int index) {
-    System.arraycopy(older, index + 1, older, index, olderSize - index - 1);
-    olderSize--;
-  }
-
   /** Forgets older items, rotating when there are none, until the cache is within its limits. */
   private void makeRoom(int added) {
     int budget = codec.budget();
     while (size() > codec.capacity() || (budget > 0 && encodedLength() > budget)) {
-      if (olderSize == 0) {
-        if (newerSize == 1) {
+      if (older.size == 0) {
+        if (newer.size == 1) {
           return; // one item always fits: the codec refuses budgets that hold none
         }
         rotate(added);
       } else {
         // Random among the older ones, from the item just added (repeatable for tests).
-        long mix = (added + olderSize) * 0x9E3779B97F4A7C15L;
-        removeOlder((int) Long.remainderUnsigned(mix ^ (mix >>> 32), olderSize));
+        long mix = (added + older.size) * 0x9E3779B97F4A7C15L;
+        older.remove((int) Long.remainderUnsigned(mix ^ (mix >>> 32), older.size));
       }
     }
   }
 
   /** The newer generation, less the item just added, becomes the older one. */
   private void rotate(int added) {
-    int[] previous = newer;
-    int count = newerSize;
-    int at = Arrays.binarySearch(previous, 0, count, added);
-    System.arraycopy(previous, at + 1, previous, at, count - at - 1);
+    Generation previous = newer;
+    previous.remove(previous.indexOf(added));
     older = previous;
-    olderSize = count - 1;
-    newer = new int[8];
-    newer[0] = added;
-    newerSize = 1;
+    newer = Generation.empty();
+    newer.insert(0, added);
   }
 
   @Override
   public String toString() {
-    return "SeenCache[" + size() + " items, " + olderSize + " older, " + codec + "]";
+    return "SeenCache[" + size() + " items, " + older.size + " older, " + codec + "]";
   }
 }

@@ -169,16 +169,16 @@ public final class SeenCacheCodec {
   }
 
   private long encodedBits(SeenCache c) {
-    if (c.olderSize == 0) {
+    if (c.older.size == 0) {
       return HEADER_BITS
-          + GolombBits.gammaBits(capacity - c.newerSize + 1L)
-          + GolombBits.golombBits(c.newer, c.newerSize, GolombBits.parameter(c.newerSize, range));
+          + GolombBits.gammaBits(capacity - c.newer.size + 1L)
+          + c.newer.codeBits(range);
     }
     return HEADER_BITS
-        + GolombBits.gammaBits(c.newerSize)
-        + GolombBits.gammaBits(c.olderSize)
-        + GolombBits.golombBits(c.newer, c.newerSize, GolombBits.parameter(c.newerSize, range))
-        + GolombBits.golombBits(c.older, c.olderSize, GolombBits.parameter(c.olderSize, range));
+        + GolombBits.gammaBits(c.newer.size)
+        + GolombBits.gammaBits(c.older.size)
+        + c.newer.codeBits(range)
+        + c.older.codeBits(range);
   }
 
   /**
@@ -200,17 +200,19 @@ public final class SeenCacheCodec {
     GolombBits.Writer w = new GolombBits.Writer((int) (encodedBits(cache) / 8) + 2);
     w.bits(FormatFamily.SEEN_CACHE.id(), 8);
     w.bits(VERSION, 2);
-    boolean two = cache.olderSize > 0;
+    Generation newer = cache.newer;
+    Generation older = cache.older;
+    boolean two = older.size > 0;
     w.bit(two ? 1 : 0);
     w.bits(check, 5);
     if (two) {
-      w.gamma(cache.newerSize);
-      w.gamma(cache.olderSize);
-      w.golomb(cache.newer, cache.newerSize, GolombBits.parameter(cache.newerSize, range));
-      w.golomb(cache.older, cache.olderSize, GolombBits.parameter(cache.olderSize, range));
+      w.gamma(newer.size);
+      w.gamma(older.size);
+      w.golomb(newer.values, newer.size, newer.parameter(range));
+      w.golomb(older.values, older.size, older.parameter(range));
     } else {
-      w.gamma(capacity - cache.newerSize + 1L);
-      w.golomb(cache.newer, cache.newerSize, GolombBits.parameter(cache.newerSize, range));
+      w.gamma(capacity - newer.size + 1L);
+      w.golomb(newer.values, newer.size, newer.parameter(range));
     }
     byte[] bytes = w.finish(tag);
     if (keys != null) {
@@ -278,14 +280,16 @@ public final class SeenCacheCodec {
       if (newer + older > capacity) {
         throw malformed(newer + older + " items, over the capacity of " + capacity);
       }
-      cache.newer = readGeneration(r, (int) newer, GolombBits.parameter(newer, range));
-      cache.newerSize = (int) newer;
-      cache.older = readGeneration(r, (int) older, GolombBits.parameter(older, range));
-      cache.olderSize = (int) older;
+      cache.newer =
+          new Generation(
+              readGeneration(r, (int) newer, GolombBits.parameter(newer, range)), (int) newer);
+      cache.older =
+          new Generation(
+              readGeneration(r, (int) older, GolombBits.parameter(older, range)), (int) older);
       if (!r.atPadding()) {
         throw malformed("bits left after both generations");
       }
-      if (!disjoint(cache.newer, cache.newerSize, cache.older, cache.olderSize)) {
+      if (!disjoint(cache.newer.values, (int) newer, cache.older.values, (int) older)) {
         throw malformed("an item in both generations");
       }
     } else {
@@ -298,8 +302,8 @@ public final class SeenCacheCodec {
             "a count below zero (capacity " + capacity + ", distance " + distance + ")");
       }
       int count = (int) (capacity + 1L - distance);
-      cache.newer = readGeneration(r, count, GolombBits.parameter(count, range));
-      cache.newerSize = count;
+      cache.newer =
+          new Generation(readGeneration(r, count, GolombBits.parameter(count, range)), count);
       if (!r.atPadding()) {
         throw malformed("bits left after the items");
       }

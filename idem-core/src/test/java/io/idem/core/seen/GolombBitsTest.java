@@ -60,6 +60,29 @@ class GolombBitsTest {
   }
 
   @Test
+  void aGenerationKeepsItsCodeLengthAsValuesComeAndGo() {
+    SplittableRandom rnd = new SplittableRandom(12);
+    for (int range : new int[] {50, 10_000, 3_000_000}) {
+      Generation g = Generation.empty();
+      for (int step = 0; step < 5000; step++) {
+        if (g.size > 0 && (rnd.nextInt(3) == 0 || g.size > 400)) {
+          g.remove(rnd.nextInt(g.size));
+        } else {
+          int f = rnd.nextInt(range);
+          int at = g.indexOf(f);
+          if (at < 0) {
+            g.insert(-at - 1, f);
+          }
+        }
+        if (rnd.nextInt(4) == 0 || step % 97 == 0) {
+          long kept = g.codeBits(range);
+          assertThat(kept).isEqualTo(GolombBits.golombBits(g.values, g.size, g.parameter(range)));
+        }
+      }
+    }
+  }
+
+  @Test
   void valuesPastTheRangeAreReported() {
     GolombBits.Writer w = new GolombBits.Writer(1);
     w.golomb(new int[] {5, 900}, 2, 7);

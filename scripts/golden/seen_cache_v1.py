@@ -44,7 +44,7 @@ def golomb_m(count, rng):
     if count <= 0: return 1
     p = count / rng
     if p >= 0.5: return 1
-    return max(1, math.ceil(math.log(2 - p) / -math.log1p(-p)))
+    return max(1, min(math.ceil(math.log(2 - p) / -math.log1p(-p)), 1 << 30))
 
 class Bits:
     def __init__(self): self.bits = []
@@ -79,7 +79,8 @@ def value(capacity, rate, newer, older=(), key=None, tag=12):
         w.golomb(newer, golomb_m(len(newer), rng))
     data = w.bytes()
     if key is not None:
-        data += hmac.new(key, data, hashlib.sha256).digest()[:tag]
+        context = capacity.to_bytes(4, 'big') + rng.to_bytes(4, 'big')
+        data += hmac.new(key, context + data, hashlib.sha256).digest()[:tag]
     return base64.urlsafe_b64encode(data).decode().rstrip('=')
 
 def url(i):

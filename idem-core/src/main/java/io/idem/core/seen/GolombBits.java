@@ -102,7 +102,7 @@ final class GolombBits {
       bits((1L << count) - 1, (int) count);
     }
 
-    /** The Elias gamma code of {@code value}, from 1 to 2^31. */
+    /** The Elias gamma code of {@code value}, from 1 to 2^31 - 1 (what the reader accepts). */
     void gamma(long value) {
       int width = 64 - Long.numberOfLeadingZeros(value);
       bits(0, width - 1);

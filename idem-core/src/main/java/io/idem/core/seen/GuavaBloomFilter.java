@@ -24,7 +24,6 @@ public final class GuavaBloomFilter implements SeenItems {
   private final int hashes;
   private final long[] words;
   private final long bitSize;
-  private final Hash128 hash = new Hash128();
 
   private GuavaBloomFilter(int hashes, long[] words) {
     this.hashes = hashes;
@@ -48,7 +47,7 @@ public final class GuavaBloomFilter implements SeenItems {
 
   @Override
   public boolean mightContain(byte[] item) {
-    hash.hash(item);
+    Hash128 hash = new Hash128().hash(item);
     long combined = hash.h1();
     for (int i = 0; i < hashes; i++) {
       long bit = (combined & Long.MAX_VALUE) % bitSize;
@@ -62,7 +61,7 @@ public final class GuavaBloomFilter implements SeenItems {
 
   @Override
   public boolean add(byte[] item) {
-    hash.hash(item);
+    Hash128 hash = new Hash128().hash(item);
     long combined = hash.h1();
     boolean changed = false;
     for (int i = 0; i < hashes; i++) {

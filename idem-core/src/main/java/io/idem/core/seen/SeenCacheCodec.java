@@ -16,13 +16,19 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * byte 0    family id 11 ({@link FormatFamily#SEEN_CACHE})
  * byte 1    bits 7-6: version (1); bit 5: two generations; bits 4-0: the codec's parameter check
- * then      one generation: gamma(capacity - count + 1), one bit for a full cache; then the
+ * then      one generation: gamma(capacity - count + 1), a single bit when the cache is full; the
  *             Golomb-coded gaps of its sorted fingerprints, parameter {@code M(count / range)};
  *           two generations: gamma(newer count), gamma(older count), the newer's gaps with
  *             {@code M(newer / range)}, the older's with {@code M(older / range)}
  *           padding: ones to the byte (fewer than eight; a code always holds a zero)
- * then      the tag, if signed: the first tagBytes of HMAC-SHA256 over everything before it
+ * then      the tag, if signed: the first tagBytes of HMAC-SHA256 over the capacity and the
+ *             range (4 bytes each, big-endian) followed by everything before the tag
  * </pre>
+ *
+ * <p>M(k / range) is Golomb's parameter for k values spread over the range ({@code
+ * GolombBits.parameter}): the least M with (1-p)^M + (1-p)^(M+1) <= 1 for p = k / range, at most
+ * 2^30, and 1 for no value. A fingerprint is the high 64 bits of (the item's MurmurHash3 x64 128
+ * first half, unsigned) times the range.
  *
  * <p>The header is two bytes rather than Idem's usual eight plus a checksum because the format's
  * point is size: 100 items at 1 % in at most 140 characters leaves room for about two bytes once
@@ -49,6 +55,10 @@ public final class SeenCacheCodec {
   private final int budget;
   private final @Nullable SigningKeys keys;
   private final int check;
+
+  /** What a tag covers before the value: the capacity and range, so a size change fails it. */
+  private final byte[] context;
+
   private final int maxChars;
 
   private SeenCacheCodec(int capacity, double rate, int budget, @Nullable SigningKeys keys) {
@@ -67,6 +77,7 @@ public final class SeenCacheCodec {
     long mix = range * 0x9E3779B97F4A7C15L ^ capacity * 0xC2B2AE3D27D4EB4FL;
     this.check = (int) ((mix ^ (mix >>> 29)) * 0xBF58476D1CE4E5B9L >>> 59);
     this.maxChars = budget > 0 ? budget : chars(worstCaseBits(), tagBytes());
+    this.context = java.nio.ByteBuffer.allocate(8).putInt(capacity).putInt(range).array();
   }
 
   /**
@@ -111,7 +122,23 @@ public final class SeenCacheCodec {
         maxChars,
         rate,
         tag > 0 ? " with a " + tag + "-byte tag" : "");
-    return new SeenCacheCodec((int) Math.min(items, MAX_CAPACITY), rate, maxChars, keys);
+    SeenCacheCodec codec =
+        new SeenCacheCodec((int) Math.min(items, MAX_CAPACITY), rate, maxChars, keys);
+    // A cache never forgets its newest item, so the longest one-item value must fit as well.
+    Checks.checkArgument(
+        chars(codec.oneItemBits(), tag) <= maxChars,
+        "a budget of %s characters holds no item at rate %s%s",
+        maxChars,
+        rate,
+        tag > 0 ? " with a " + tag + "-byte tag" : "");
+    return codec;
+  }
+
+  /** The longest a cache of one item encodes to: its fingerprint at the end of the range. */
+  private long oneItemBits() {
+    return HEADER_BITS
+        + GolombBits.gammaBits(capacity)
+        + GolombBits.codeLength(range - 1L, GolombBits.parameter(1, range));
   }
 
   private static void checkRate(double rate) {
@@ -216,7 +243,7 @@ public final class SeenCacheCodec {
     }
     byte[] bytes = w.finish(tag);
     if (keys != null) {
-      byte[] t = keys.sign(bytes, bytes.length - tag);
+      byte[] t = keys.sign(context, bytes, bytes.length - tag);
       System.arraycopy(t, 0, bytes, bytes.length - tag, tag);
     }
     return ENCODER.encodeToString(bytes);
@@ -245,8 +272,10 @@ public final class SeenCacheCodec {
           Reason.TRUNCATED, "seen-cache value of " + bytes.length + " bytes is cut off");
     }
     int dataLength = bytes.length - tag;
-    if (keys != null && !keys.verify(bytes, dataLength)) {
-      throw new SeenCacheException(Reason.BAD_TAG, "seen-cache tag matches none of the keys");
+    if (keys != null && !keys.verify(context, bytes, dataLength)) {
+      throw new SeenCacheException(
+          Reason.BAD_TAG,
+          "seen-cache tag matches none of the keys (or the value was made for another size)");
     }
     int family = bytes[0] & 0xff;
     if (family != FormatFamily.SEEN_CACHE.id()) {
@@ -280,6 +309,11 @@ public final class SeenCacheCodec {
       if (newer + older > capacity) {
         throw malformed(newer + older + " items, over the capacity of " + capacity);
       }
+      if (newer + older > r.remaining()) {
+        // Every code takes a bit at least: a count the bits cannot hold is refused unallocated.
+        throw new SeenCacheException(
+            Reason.TRUNCATED, "seen-cache of " + (newer + older) + " items cut off");
+      }
       cache.newer =
           new Generation(
               readGeneration(r, (int) newer, GolombBits.parameter(newer, range)), (int) newer);
@@ -302,6 +336,10 @@ public final class SeenCacheCodec {
             "a count below zero (capacity " + capacity + ", distance " + distance + ")");
       }
       int count = (int) (capacity + 1L - distance);
+      if (count > r.remaining()) {
+        // Every code takes a bit at least: a count the bits cannot hold is refused unallocated.
+        throw new SeenCacheException(Reason.TRUNCATED, "seen-cache of " + count + " items cut off");
+      }
       cache.newer =
           new Generation(readGeneration(r, count, GolombBits.parameter(count, range)), count);
       if (!r.atPadding()) {

@@ -65,26 +65,28 @@ public final class SigningKeys {
     return tagBytes;
   }
 
-  /** The tag of {@code bytes[0, length)} under the current key. */
-  byte[] sign(byte[] bytes, int length) {
-    return Arrays.copyOf(mac(0, bytes, length), tagBytes);
+  /** The tag of {@code context} then {@code bytes[0, length)} under the current key. */
+  byte[] sign(byte[] context, byte[] bytes, int length) {
+    return Arrays.copyOf(mac(0, context, bytes, length), tagBytes);
   }
 
   /**
-   * Whether {@code bytes[length, length + tagBytes)} is the tag of {@code bytes[0, length)} under
-   * any key. Every key is tried, whichever matches, so the time says nothing about which one did.
+   * Whether {@code bytes[length, length + tagBytes)} is the tag of {@code context} then {@code
+   * bytes[0, length)} under any key. Every key is tried, whichever matches, so the time says
+   * nothing about which one did.
    */
-  boolean verify(byte[] bytes, int length) {
+  boolean verify(byte[] context, byte[] bytes, int length) {
     byte[] tag = Arrays.copyOfRange(bytes, length, length + tagBytes);
     boolean ok = false;
     for (int i = 0; i < keys.size(); i++) {
-      ok |= MessageDigest.isEqual(Arrays.copyOf(mac(i, bytes, length), tagBytes), tag);
+      ok |= MessageDigest.isEqual(Arrays.copyOf(mac(i, context, bytes, length), tagBytes), tag);
     }
     return ok;
   }
 
-  private byte[] mac(int keyIndex, byte[] bytes, int length) {
+  private byte[] mac(int keyIndex, byte[] context, byte[] bytes, int length) {
     Mac mac = macs.get()[keyIndex];
+    mac.update(context);
     mac.update(bytes, 0, length);
     return mac.doFinal(); // doFinal also resets it for the next value
   }

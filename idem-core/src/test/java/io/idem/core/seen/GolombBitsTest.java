@@ -24,7 +24,7 @@ class GolombBitsTest {
             default -> 1 + rnd.nextInt(1 << 22);
           };
       GolombBits.Writer w = new GolombBits.Writer(1);
-      long gammaValue = 1 + rnd.nextLong(1L << 31);
+      long gammaValue = 1 + rnd.nextLong((1L << 31) - 1); // up to 2^31 - 1, the reader's limit
       w.gamma(gammaValue);
       w.golomb(values, count, m);
       byte[] bytes = w.finish(3);

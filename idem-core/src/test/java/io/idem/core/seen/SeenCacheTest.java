@@ -138,6 +138,37 @@ class SeenCacheTest {
   }
 
   @Test
+  void everyBudgetAcceptedHoldsItsLongestValue_orIsRefused() throws Exception {
+    byte[] key = item("a key of thirty-two bytes, test!");
+    SplittableRandom rnd = new SplittableRandom(20);
+    for (int budget = 8; budget <= 64; budget++) {
+      for (double rate : new double[] {0.5, 0.0125, 0.001, 1e-6, 6.7e-10}) {
+        for (boolean signed : new boolean[] {false, true}) {
+          SeenCacheCodec codec;
+          try {
+            codec = SeenCacheCodec.forBudget(budget, rate);
+            if (signed) {
+              codec = codec.signedWith(SigningKeys.of(key));
+            }
+          } catch (IllegalArgumentException refused) {
+            assertThat(refused).hasMessageMatching(".*(holds no item|over 2\\^31).*");
+            continue;
+          }
+          for (int round = 0; round < 3; round++) {
+            SeenCache c = codec.newCache();
+            for (byte[] it : randomItems(rnd, 1 + codec.capacity() * 2)) {
+              c.add(it);
+              String value = c.encode();
+              assertThat(value.length()).isLessThanOrEqualTo(budget);
+              assertThat(codec.decode(value).encode()).isEqualTo(value);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void aSeenItemMovesToTheNewerGeneration() {
     SeenCacheCodec codec = SeenCacheCodec.forCount(10, 0.01);
     SeenCache c = codec.newCache();
@@ -173,6 +204,11 @@ class SeenCacheTest {
     assertThat(read.mightContain(item("x"))).isTrue();
     String signedNew = read.encode();
     assertThat(fresh.decode(signedNew).mightContain(item("x"))).isTrue();
+    // The tag covers the codec's size: the same key under another size refuses the value.
+    assertReason(
+        () ->
+            SeenCacheCodec.forCount(101, 0.01).signedWith(SigningKeys.of(oldKey)).decode(signedOld),
+        Reason.BAD_TAG);
     assertThatThrownBy(() -> fresh.decode(signedOld))
         .isInstanceOf(SeenCacheException.class)
         .extracting(e -> ((SeenCacheException) e).reason())

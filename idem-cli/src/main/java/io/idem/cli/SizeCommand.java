@@ -293,6 +293,7 @@ final class SizeCommand implements Callable<Integer> {
       int capacity,
       int fullChars,
       int agedMinItems,
+      int agedMaxItems,
       double agedMeanItems,
       int guavaChars) {}
 
@@ -307,6 +308,7 @@ final class SizeCommand implements Callable<Integer> {
     byte[] item = new byte[16];
     int fullChars = 0;
     int min = Integer.MAX_VALUE;
+    int max = 0;
     long sum = 0;
     int aged = 0;
     for (int i = 0; i < codec.capacity() * 4; i++) {
@@ -316,13 +318,14 @@ final class SizeCommand implements Callable<Integer> {
         fullChars = c.encodedLength();
       } else if (i >= codec.capacity() * 2) {
         min = Math.min(min, c.size());
+        max = Math.max(max, c.size());
         sum += c.size();
         aged++;
       }
     }
     int guava = GuavaBloomFilter.create(codec.capacity(), error).toBase64().length();
     return new Cookie(
-        budget, error, tagBytes, codec.capacity(), fullChars, min, (double) sum / aged, guava);
+        budget, error, tagBytes, codec.capacity(), fullChars, min, max, (double) sum / aged, guava);
   }
 
   private int cookie(int budget) {
@@ -355,7 +358,8 @@ final class SizeCommand implements Callable<Integer> {
       JsonWriter w = new JsonWriter().beginObject().key("cookie").beginObject();
       w.field("budget", c.budget()).field("error", c.error()).field("tagBytes", c.tagBytes());
       w.field("capacity", c.capacity()).field("fullChars", c.fullChars());
-      w.field("agedMinItems", c.agedMinItems()).field("agedMeanItems", c.agedMeanItems());
+      w.field("agedMinItems", c.agedMinItems()).field("agedMaxItems", c.agedMaxItems());
+      w.field("agedMeanItems", c.agedMeanItems());
       w.field("guavaChars", c.guavaChars());
       o.println(w.endObject().endObject());
     } else {
@@ -368,7 +372,7 @@ final class SizeCommand implements Callable<Integer> {
       o.printf("  when full       %,d characters%n", c.fullChars());
       o.printf(
           "  once it ages    keeps %,d to %,d items (mean %,.0f), the newest always%n",
-          c.agedMinItems(), c.capacity(), c.agedMeanItems());
+          c.agedMinItems(), c.agedMaxItems(), c.agedMeanItems());
       o.printf(
           "  Guava writeTo   %,d characters of base64 for the same %,d items%n",
           c.guavaChars(), c.capacity());

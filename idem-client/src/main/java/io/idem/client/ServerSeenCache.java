@@ -98,7 +98,11 @@ public final class ServerSeenCache implements SeenItems {
             r -> {
               List<Boolean> out = new ArrayList<>(r.size());
               for (Object o : r) {
-                out.add(o instanceof Long n && n == 1);
+                if (!(o instanceof Long n)) {
+                  // An item the server refused (its error in place of the answer).
+                  throw new IdemException("BF.INSERT: " + o, null);
+                }
+                out.add(n == 1);
               }
               return out;
             });

@@ -181,6 +181,7 @@ class RecommendBrowserTest {
           assertThat(seen.length()).isLessThanOrEqualTo(budget);
           lengths.add(seen.length());
           String uid = cookieValue(cookies, RecommendServer.USER_COOKIE);
+          assertThat(uid).as("the user cookie after load %s", load).isNotNull();
           if (user == null) {
             user = uid;
           }

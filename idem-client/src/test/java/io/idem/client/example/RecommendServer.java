@@ -89,6 +89,7 @@ public final class RecommendServer implements AutoCloseable {
 
     @Override
     public String save(SeenItems seen) {
+      // Served over plain HTTP on loopback here; behind HTTPS add "; Secure".
       return COOKIE
           + "="
           + ((SeenCache) seen).encode()
@@ -155,59 +156,64 @@ public final class RecommendServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      URI uri = exchange.getRequestURI();
-      if (!uri.getPath().equals("/") && !uri.getPath().equals("/recommend")) {
-        exchange.sendResponseHeaders(404, -1);
-        return;
-      }
-      Map<String, String> cookies = cookies(exchange.getRequestHeaders().get("Cookie"));
-      String user = cookies.get(USER_COOKIE);
-      if (user == null || !user.matches("[0-9a-f-]{36}")) {
-        user = UUID.randomUUID().toString();
-        exchange
-            .getResponseHeaders()
-            .add(
-                "Set-Cookie",
-                USER_COOKIE + "=" + user + "; Path=/; Max-Age=31536000; SameSite=Lax");
-      }
-      SeenItems seen = store.open(cookies, user);
-      @Nullable GuavaBloomFilter legacy = legacy(cookies.get(LEGACY_COOKIE));
-      List<String> picked = pick(seen, legacy);
-      List<byte[]> items = new ArrayList<>();
-      for (String p : picked) {
-        items.add(p.getBytes(StandardCharsets.UTF_8));
-      }
-      seen.addAll(items);
-      String cookie = store.save(seen);
-      if (cookie != null) {
-        exchange.getResponseHeaders().add("Set-Cookie", cookie);
-      }
-      boolean page = uri.getPath().equals("/");
-      StringBuilder body = new StringBuilder();
-      if (page) {
-        body.append("<!doctype html><title>Recommended</title><h1>Recommended for you</h1><ul>\n");
-        for (String p : picked) {
-          body.append("<li><a class=item href=\"").append(p).append("\">").append(p);
-          body.append("</a></li>\n");
-        }
-        body.append("</ul>\n");
-      } else {
-        picked.forEach(p -> body.append(p).append('\n'));
-      }
-      byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
-      exchange
-          .getResponseHeaders()
-          .add("Content-Type", page ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
-      exchange.getResponseHeaders().add("Cache-Control", "no-store");
-      exchange.sendResponseHeaders(200, bytes.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(bytes);
-      }
+    try {
+      serve(exchange);
     } catch (RuntimeException e) {
-      // The server behind a ServerStore may be down: say so, keep serving.
+      // The server behind a ServerStore may be down: say so, keep serving. (Inside the try, not
+      // after it: a closed exchange can send nothing.)
       System.err.println("request failed: " + e);
       exchange.sendResponseHeaders(503, -1);
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    URI uri = exchange.getRequestURI();
+    if (!uri.getPath().equals("/") && !uri.getPath().equals("/recommend")) {
+      exchange.sendResponseHeaders(404, -1);
+      return;
+    }
+    Map<String, String> cookies = cookies(exchange.getRequestHeaders().get("Cookie"));
+    String user = cookies.get(USER_COOKIE);
+    if (user == null || !user.matches("[0-9a-f-]{36}")) {
+      user = UUID.randomUUID().toString();
+      exchange
+          .getResponseHeaders()
+          .add("Set-Cookie", USER_COOKIE + "=" + user + "; Path=/; Max-Age=31536000; SameSite=Lax");
+    }
+    SeenItems seen = store.open(cookies, user);
+    @Nullable GuavaBloomFilter legacy = legacy(cookies.get(LEGACY_COOKIE));
+    List<String> picked = pick(seen, legacy);
+    List<byte[]> items = new ArrayList<>();
+    for (String p : picked) {
+      items.add(p.getBytes(StandardCharsets.UTF_8));
+    }
+    seen.addAll(items);
+    String cookie = store.save(seen);
+    if (cookie != null) {
+      exchange.getResponseHeaders().add("Set-Cookie", cookie);
+    }
+    boolean page = uri.getPath().equals("/");
+    StringBuilder body = new StringBuilder();
+    if (page) {
+      body.append("<!doctype html><title>Recommended</title><h1>Recommended for you</h1><ul>\n");
+      for (String p : picked) {
+        body.append("<li><a class=item href=\"").append(p).append("\">").append(p);
+        body.append("</a></li>\n");
+      }
+      body.append("</ul>\n");
+    } else {
+      picked.forEach(p -> body.append(p).append('\n'));
+    }
+    byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    exchange
+        .getResponseHeaders()
+        .add("Content-Type", page ? "text/html; charset=utf-8" : "text/plain; charset=utf-8");
+    exchange.getResponseHeaders().add("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(200, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
     }
   }
 
@@ -263,7 +269,7 @@ public final class RecommendServer implements AutoCloseable {
       return out;
     }
     for (String header : headers) {
-      for (String pair : header.split("[;,]")) {
+      for (String pair : header.split(";")) {
         String p = pair.trim();
         int eq = p.indexOf('=');
         if (eq <= 0 || p.startsWith("$")) {

@@ -309,11 +309,6 @@ public final class SeenCacheCodec {
       if (newer + older > capacity) {
         throw malformed(newer + older + " items, over the capacity of " + capacity);
       }
-      if (newer + older > r.remaining()) {
-        // Every code takes a bit at least: a count the bits cannot hold is refused unallocated.
-        throw new SeenCacheException(
-            Reason.TRUNCATED, "seen-cache of " + (newer + older) + " items cut off");
-      }
       cache.newer =
           new Generation(
               readGeneration(r, (int) newer, GolombBits.parameter(newer, range)), (int) newer);
@@ -336,10 +331,6 @@ public final class SeenCacheCodec {
             "a count below zero (capacity " + capacity + ", distance " + distance + ")");
       }
       int count = (int) (capacity + 1L - distance);
-      if (count > r.remaining()) {
-        // Every code takes a bit at least: a count the bits cannot hold is refused unallocated.
-        throw new SeenCacheException(Reason.TRUNCATED, "seen-cache of " + count + " items cut off");
-      }
       cache.newer =
           new Generation(readGeneration(r, count, GolombBits.parameter(count, range)), count);
       if (!r.atPadding()) {
@@ -350,6 +341,10 @@ public final class SeenCacheCodec {
   }
 
   private int[] readGeneration(GolombBits.Reader r, int count, int m) throws SeenCacheException {
+    if (count > r.remaining()) {
+      // Every code takes a bit at least: a count the bits cannot hold is refused unallocated.
+      throw new SeenCacheException(Reason.TRUNCATED, "seen-cache of " + count + " items cut off");
+    }
     int[] values = new int[count];
     long previous = -1;
     for (int i = 0; i < count; i++) {

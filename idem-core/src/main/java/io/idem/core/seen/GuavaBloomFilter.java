@@ -13,9 +13,12 @@ import java.util.Base64;
  * written again. Checked against the real Guava library in the tests.
  *
  * <p>The layout (big-endian): strategy ordinal (1 byte, 1 for MURMUR128_MITZ_64), hash count (1
- * byte, unsigned), word count (4 bytes), then the words (8 bytes each). Item i sets bits {@code (h1
- * + j * h2) mod bits} for j = 1..k, each sum masked to 63 bits, where h1 and h2 are the two halves
- * of the item's MurmurHash3 x64 128 ({@link Hash128}, the same function).
+ * byte, unsigned), word count (4 bytes), then the words (8 bytes each). An item sets bits {@code
+ * (h1 + j * h2) mod bits} for j = 0..k-1, each sum masked to 63 bits, where h1 and h2 are the two
+ * halves of the item's MurmurHash3 x64 128 ({@link Hash128}, the same function).
+ *
+ * <p>{@link #mightContain} is safe from many threads at once; {@link #add} is not (one filter a
+ * request, as with a cookie, needs no lock).
  */
 public final class GuavaBloomFilter implements SeenItems {
   /** Guava's ordinal for MURMUR128_MITZ_64 in {@code BloomFilterStrategies}. */

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Sizes seen-caches and turns them into cookie values and back: RFC 4648 base64url without padding,
  * optionally signed (HMAC-SHA256, {@link SigningKeys}). A cookie is read back by a codec of the
- * same size and rate; one made under another is refused ({@link Reason#WRONG_SPEC}).
+ * same size and rate; one made under another fails the tag if signed ({@link Reason#BAD_TAG}), and
+ * is otherwise refused as below, almost always.
  *
  * <p>The format, version 1 (bits most significant first):
  *
@@ -34,8 +35,10 @@ import org.jspecify.annotations.Nullable;
  * point is size: 100 items at 1 % in at most 140 characters leaves room for about two bytes once
  * the set itself is near its entropy. The range is not written, the codec knows it, and the count
  * is written as its distance from the capacity, where a cache spends most of its life. A bad value
- * is caught by its tag when signed, and otherwise by the parameter check, the range check on every
- * value, the count limit and the padding rule; any of them fails with a {@link SeenCacheException}.
+ * is caught by its tag when signed (the tag also covers the codec's capacity and range), and
+ * otherwise by the parameter check (5 bits: another codec's value passes it once in 32), the range
+ * check on every value, the count limit and the padding rule; any of them fails with a {@link
+ * SeenCacheException}.
  */
 public final class SeenCacheCodec {
   static final int VERSION = 1;

@@ -227,7 +227,7 @@ public final class SeenCacheCodec {
   public String encode(SeenCache cache) {
     Checks.checkArgument(cache.codec() == this, "the cache was made by another codec");
     int tag = tagBytes();
-    GolombBits.Writer w = new GolombBits.Writer((int) (encodedBits(cache) / 8) + 2);
+    GolombBits.Writer w = new GolombBits.Writer(2 * cache.size() + 8); // grows if it must
     w.bits(FormatFamily.SEEN_CACHE.id(), 8);
     w.bits(VERSION, 2);
     Generation newer = cache.newer;

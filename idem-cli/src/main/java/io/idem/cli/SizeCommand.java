@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -304,7 +305,7 @@ final class SizeCommand implements Callable<Integer> {
       codec = codec.signedWith(SigningKeys.withTag(tagBytes, new byte[32]));
     }
     SeenCache c = codec.newCache();
-    java.util.SplittableRandom rnd = new java.util.SplittableRandom(34);
+    SplittableRandom rnd = new SplittableRandom(34);
     byte[] item = new byte[16];
     int fullChars = 0;
     int min = Integer.MAX_VALUE;
@@ -366,7 +367,7 @@ final class SizeCommand implements Callable<Integer> {
       o.printf(
           "Seen-cache cookie of at most %,d characters at %s%s:%n",
           c.budget(),
-          percent(c.error()),
+          Text.decimal(c.error() * 100, 6) + " %",
           c.tagBytes() > 0 ? ", signed (" + c.tagBytes() + "-byte tag)" : ", unsigned");
       o.printf("  capacity        %,d items%n", c.capacity());
       o.printf("  when full       %,d characters%n", c.fullChars());
@@ -379,11 +380,6 @@ final class SizeCommand implements Callable<Integer> {
     }
     o.flush();
     return 0;
-  }
-
-  private static String percent(double e) {
-    return new java.math.BigDecimal(Double.toString(e * 100)).stripTrailingZeros().toPlainString()
-        + " %";
   }
 
   /** The table if DEDUP.RESERVE would make it; null, with the server's reason, if not. */

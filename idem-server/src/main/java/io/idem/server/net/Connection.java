@@ -115,8 +115,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
     if (session != null) {
       server.unregister(session);
     }
-    held.clear();
-    heldBytes = 0;
+    dropHeld();
     if (out != null) {
       out.release();
       out = null;
@@ -145,8 +144,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       // of the request would run as an inline command. Redis closes such a client at once.
       server.logDropped(session, "it sent an HTTP request line or header (" + command.name() + ")");
       closeAfterWrite = true;
-      held.clear();
-      heldBytes = 0;
+      dropHeld();
       ctx.close();
       return;
     }
@@ -220,8 +218,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
     }
     server.stats().outputBufferLimitDisconnections.increment();
     server.logDropped(session, breach + " (client-output-buffer-limit)");
-    held.clear();
-    heldBytes = 0;
+    dropHeld();
     closeAfterWrite = true;
     out.clear();
     ctx.close();
@@ -276,8 +273,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
           .execute(
               () -> {
                 if (out != null) {
-                  held.clear();
-                  heldBytes = 0;
+                  dropHeld();
                   closeAfterWrite = true;
                   out.clear();
                 }
@@ -364,8 +360,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
             session,
             held.size() + " replies dropped: the log cannot be written, so not acknowledged");
       }
-      held.clear();
-      heldBytes = 0;
+      dropHeld();
       closeAfterWrite = true;
       if (!flushOut()) {
         ctx.close();
@@ -373,6 +368,21 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       return;
     }
     release();
+  }
+
+  /**
+   * Forgets the held replies of a connection that closes. A deferred one still waiting is
+   * cancelled: a blocked reserve then leases nothing for a client that is gone, and a cluster write
+   * not yet sent to the log is not sent.
+   */
+  private void dropHeld() {
+    for (Held h : held) {
+      if (h.reply() instanceof Reply.Deferred d) {
+        d.future().cancel(false);
+      }
+    }
+    held.clear();
+    heldBytes = 0;
   }
 
   /** Whether the reply can be written now: it is not a deferred one still waiting. */

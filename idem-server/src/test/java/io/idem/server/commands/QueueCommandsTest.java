@@ -29,14 +29,22 @@ class QueueCommandsTest {
     return h.show(words);
   }
 
-  /** QUEUE.RESERVE's jobs as "id payload attempt" strings. */
+  /** The token of each job's latest lease, by id, as QUEUE.RESERVE gave them. */
+  private final java.util.Map<String, String> tokens = new java.util.HashMap<>();
+
+  /** QUEUE.RESERVE's jobs as "id payload attempt" strings; their tokens go to {@link #tokens}. */
   private List<String> reserve(String... words) {
     List<String> out = new ArrayList<>();
     for (Reply job : ((Reply.Array) h.call(words)).items()) {
       List<Reply> f = ((Reply.Array) job).items();
-      out.add(text(f.get(0)) + " " + text(f.get(1)) + " " + ((Reply.Int) f.get(2)).value());
+      tokens.put(text(f.get(0)), Long.toString(((Reply.Int) f.get(2)).value()));
+      out.add(text(f.get(0)) + " " + text(f.get(1)) + " " + ((Reply.Int) f.get(3)).value());
     }
     return out;
+  }
+
+  private String token(String id) {
+    return tokens.get(id);
   }
 
   private static String text(Reply r) {
@@ -58,10 +66,11 @@ class QueueCommandsTest {
     assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // leased, and "later" is not due
     clock.addAndGet(10_000);
     assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("1 later 1");
-    assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 1");
-    assertThat(show("QUEUE.ACK", "q", "3", "1")).isEqualTo("(integer) 0"); // once
-    assertThat(show("QUEUE.ACK", "q", "2", "1", "4", "1", "3", "1")).isEqualTo("(integer) 2");
-    assertThat(show("QUEUE.ACK", "q", "1", "1", "5")).contains("wrong number of arguments");
+    assertThat(show("QUEUE.ACK", "q", "3", token("3"))).isEqualTo("(integer) 1");
+    assertThat(show("QUEUE.ACK", "q", "3", token("3"))).isEqualTo("(integer) 0"); // once
+    assertThat(show("QUEUE.ACK", "q", "2", token("2"), "4", token("4"), "3", token("3")))
+        .isEqualTo("(integer) 2");
+    assertThat(show("QUEUE.ACK", "q", "1", token("1"), "5")).contains("wrong number of arguments");
     assertThat(show("QUEUE.RESERVE", "free")).isEqualTo("[]");
   }
 
@@ -69,21 +78,23 @@ class QueueCommandsTest {
   void anExpiredLease_isDeliveredAgain_andTheFirstWorkersAckIsRefused() {
     show("QUEUE.ADD", "q", "job", "ATTEMPTS", "3");
     assertThat(reserve("QUEUE.RESERVE", "q", "LEASE", "5s")).containsExactly("1 job 1");
+    String first = token("1");
     clock.addAndGet(4_000);
-    assertThat(show("QUEUE.EXTEND", "q", "1", "1", "5s")).isEqualTo("(integer) 1");
+    assertThat(show("QUEUE.EXTEND", "q", "1", first, "5s")).isEqualTo("(integer) 1");
     clock.addAndGet(4_000);
     assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // extended to 9 s
     clock.addAndGet(1_000);
     assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("1 job 2");
-    assertThat(show("QUEUE.ACK", "q", "1", "1")).isEqualTo("(integer) 0");
-    assertThat(show("QUEUE.ACK", "q", "1", "2")).isEqualTo("(integer) 1");
+    assertThat(token("1")).isNotEqualTo(first);
+    assertThat(show("QUEUE.ACK", "q", "1", first)).isEqualTo("(integer) 0");
+    assertThat(show("QUEUE.ACK", "q", "1", token("1"))).isEqualTo("(integer) 1");
   }
 
   @Test
   void failures_backOff_thenTheLastIsADeadLetter_replayedOrPurged() {
     show("QUEUE.ADD", "q", "job", "ID", "j", "ATTEMPTS", "2", "BACKOFF", "FIXED", "10s");
     reserve("QUEUE.RESERVE", "q");
-    String retry = show("QUEUE.FAIL", "q", "j", "1", "timeout talking to the bank");
+    String retry = show("QUEUE.FAIL", "q", "j", token("j"), "timeout talking to the bank");
     long due = Long.parseLong(retry.replaceAll("(?s).*\\(integer\\) (\\d+).*", "$1"));
     // Ten seconds, less up to a fifth at random so that retries spread.
     assertThat(due - clock.get()).isBetween(8_000L, 10_000L);
@@ -91,18 +102,18 @@ class QueueCommandsTest {
     assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty();
     clock.set(due);
     assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("j job 2");
-    assertThat(show("QUEUE.FAIL", "q", "j", "2", "declined")).isEqualTo("[\"dead\", (nil)]");
+    assertThat(show("QUEUE.FAIL", "q", "j", token("j"), "declined")).isEqualTo("[\"dead\", (nil)]");
     assertThat(show("QUEUE.DEAD", "q"))
         .isEqualTo(
             "[[\"j\", \"job\", (integer) 2, [\"timeout talking to the bank\","
                 + " \"declined\"]]]");
-    assertThat(show("QUEUE.FAIL", "q", "j", "2", "again")).isEqualTo("(nil)"); // not leased
+    assertThat(show("QUEUE.FAIL", "q", "j", token("j"), "again")).isEqualTo("(nil)"); // dead
     assertThat(show("QUEUE.REPLAY", "q", "j")).isEqualTo("(integer) 1");
     assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("j job 1");
-    show("QUEUE.FAIL", "q", "j", "1", "x");
+    show("QUEUE.FAIL", "q", "j", token("j"), "x");
     clock.addAndGet(60_000);
     reserve("QUEUE.RESERVE", "q");
-    show("QUEUE.FAIL", "q", "j", "2", "y");
+    show("QUEUE.FAIL", "q", "j", token("j"), "y");
     assertThat(show("QUEUE.PURGE", "q")).isEqualTo("(integer) 1");
     assertThat(show("QUEUE.DEAD", "q")).isEqualTo("[]");
   }
@@ -114,7 +125,7 @@ class QueueCommandsTest {
     assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7", "UNIQUE", "1h"))
         .isEqualTo("[\"duplicate\", \"order-7\", \"waiting\"]");
     reserve("QUEUE.RESERVE", "q");
-    show("QUEUE.ACK", "q", "order-7", "1");
+    show("QUEUE.ACK", "q", "order-7", token("order-7"));
     assertThat(show("QUEUE.ADD", "q", "charge", "ID", "order-7", "UNIQUE", "1h"))
         .isEqualTo("[\"duplicate\", \"order-7\", \"done\"]");
     clock.addAndGet(3_600_000);
@@ -130,7 +141,7 @@ class QueueCommandsTest {
     assertThat(show("QUEUE.ADD", "q", "p", "PRIORITY")).contains("syntax error");
     assertThat(show("QUEUE.RESERVE", "q", "COUNT", "5000")).contains("COUNT is");
     assertThat(show("QUEUE.ACK", "nothing", "1", "1")).contains("no such queue");
-    assertThat(show("QUEUE.ACK", "q", "1", "x")).contains("an attempt is");
+    assertThat(show("QUEUE.ACK", "q", "1", "x")).contains("a lease token is");
     h.call("SET", "s", "x");
     h.call("BF.ADD", "bf", "x");
     assertThat(show("QUEUE.ADD", "bf", "p")).contains("WRONGTYPE");
@@ -154,7 +165,7 @@ class QueueCommandsTest {
     List<String[]> held = new ArrayList<>();
     for (int step = 0; step < 3000; step++) {
       clock.addAndGet(rnd.nextInt(500));
-      int op = rnd.nextInt(12);
+      int op = rnd.nextInt(14);
       if (op < 4) {
         List<String> add = new ArrayList<>(List.of("QUEUE.ADD", "q", "payload-" + step));
         if (rnd.nextBoolean()) {
@@ -174,6 +185,10 @@ class QueueCommandsTest {
           List<Reply> f = ((Reply.Array) job).items();
           held.add(new String[] {text(f.get(0)), Long.toString(((Reply.Int) f.get(2)).value())});
         }
+      } else if (op == 12) {
+        h.call("QUEUE.PURGE", "q");
+      } else if (op == 13) {
+        h.call("QUEUE.REPLAY", "q", "ALL");
       } else if (!held.isEmpty()) {
         String[] j = held.remove(rnd.nextInt(held.size()));
         switch (op) {
@@ -211,6 +226,42 @@ class QueueCommandsTest {
     }
   }
 
+  /**
+   * The review's scenario (finding 3): a reserve that leases nothing but ends a lease on its last
+   * attempt changes the queue (the job is dead now); unlogged, a replay saw PURGE find no dead job
+   * and the second add of the id answer duplicate, and the acknowledged job was gone.
+   */
+  @Test
+  void anEmptyReserveThatEndsALease_isLogged_soAReplayKeepsTheJobAddedAfter() throws IOException {
+    Recording journal = new Recording();
+    h.engine.attach(journal);
+    show("QUEUE.ADD", "q", "p", "ID", "x");
+    assertThat(reserve("QUEUE.RESERVE", "q", "LEASE", "1s")).containsExactly("x p 1");
+    clock.addAndGet(2_000);
+    assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // x's lease ended: x is dead
+    assertThat(show("QUEUE.PURGE", "q")).isEqualTo("(integer) 1");
+    assertThat(show("QUEUE.ADD", "q", "p2", "ID", "x")).startsWith("[\"new\"");
+    JobQueue replayed = journal.of(h, "q").replay(QueueCodec.INSTANCE);
+    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, replayed))
+        .isEqualTo(CuckooCodecTest.written(QueueCodec.INSTANCE, live()));
+    assertThat(reserve("QUEUE.RESERVE", "q")).containsExactly("x p2 1");
+  }
+
+  /** Two nodes applying the same failure at the same time draw the same jitter (finding 7). */
+  @Test
+  void aFailuresJitter_isTheSameOnEveryNodeThatAppliesIt() {
+    List<String> dues = new ArrayList<>();
+    for (int node = 0; node < 2; node++) {
+      Harness n = new Harness(clock::get);
+      n.call("QUEUE.ADD", "q", "job", "ID", "j", "ATTEMPTS", "5", "BACKOFF", "FIXED", "1h");
+      List<Reply> f =
+          ((Reply.Array) ((Reply.Array) n.call("QUEUE.RESERVE", "q")).items().get(0)).items();
+      String token = Long.toString(((Reply.Int) f.get(2)).value());
+      dues.add(n.show("QUEUE.FAIL", "q", "j", token, "boom"));
+    }
+    assertThat(dues.get(0)).startsWith("[\"retry\"").isEqualTo(dues.get(1));
+  }
+
   @Test
   void aBlockedReserve_waitsOffTheLoop_andWakesForAnAddADueJobOrItsTimeout() throws Exception {
     Harness real = new Harness(); // the system clock: the waits are real
@@ -221,13 +272,13 @@ class QueueCommandsTest {
     assertThat(first).isNotDone();
     real.call("QUEUE.ADD", "q", "now");
     assertThat(Replies.show(first.get(5, java.util.concurrent.TimeUnit.SECONDS)))
-        .isEqualTo("[[\"1\", \"now\", (integer) 1]]");
+        .matches("\\[\\[\"1\", \"now\", \\(integer\\) \\d+, \\(integer\\) 1]]");
     // A job due in 300 ms wakes a reserve that blocked before it was due.
     real.call("QUEUE.ADD", "q", "soon", "DELAY", "300ms");
     long start = System.nanoTime();
     var second = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "5s")).future();
     assertThat(Replies.show(second.get(5, java.util.concurrent.TimeUnit.SECONDS)))
-        .isEqualTo("[[\"2\", \"soon\", (integer) 1]]");
+        .matches("\\[\\[\"2\", \"soon\", \\(integer\\) \\d+, \\(integer\\) 1]]");
     assertThat(System.nanoTime() - start).isGreaterThan(200_000_000L); // not before it was due
     // Nothing comes: nil at the timeout.
     var third = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "200ms")).future();
@@ -341,6 +392,53 @@ class QueueCommandsTest {
     assertThat(((Reply.Array) reply.get(5, java.util.concurrent.TimeUnit.SECONDS)).items())
         .hasSize(1);
     assertThat(real.show("QUEUE.INFO", "q")).contains("\"leased\"=(integer) 1,");
+  }
+
+  /**
+   * A blocked reserve whose client went away (its deferred reply cancelled, as the connection does
+   * when it closes) leases nothing; and one cancelled while its leased jobs waited for the log
+   * gives them back, due at once with the attempt not counted (finding 5).
+   */
+  @Test
+  void aBlockedReserveCancelled_leasesNothing_orGivesBackWhatItLeased() throws Exception {
+    Harness real = new Harness();
+    var gone = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "0")).future();
+    gone.cancel(false);
+    real.call("QUEUE.ADD", "q", "first");
+    Thread.sleep(200); // a wake would have had its try
+    assertThat(real.show("QUEUE.INFO", "q")).contains("\"ready\"=(integer) 1,");
+    assertThat(reserveOf(real)).startsWith("[[\"1\", \"first\"");
+
+    SlowSync journal = new SlowSync();
+    real.engine.attach(journal);
+    var slow = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "10s")).future();
+    real.call("QUEUE.ADD", "q", "second");
+    Thread.sleep(200); // leased, its reply waiting for the log
+    assertThat(real.show("QUEUE.INFO", "q")).contains("\"leased\"=(integer) 2,");
+    slow.cancel(false);
+    journal.release();
+    Thread.sleep(200);
+    assertThat(real.show("QUEUE.INFO", "q")).contains("\"ready\"=(integer) 1,");
+    assertThat(reserveOf(real))
+        .matches("\\[\\[\"2\", \"second\", \\(integer\\) \\d+, \\(integer\\) 1]]");
+  }
+
+  /** A blocked reserve's timeout that falls while its leased jobs wait for the log answers them. */
+  @Test
+  void aBlockedReservesTimeout_whileItsJobsWaitForTheLog_answersTheJobsNotNil() throws Exception {
+    Harness real = new Harness();
+    SlowSync journal = new SlowSync();
+    real.engine.attach(journal);
+    var reply = ((Reply.Deferred) real.call("QUEUE.RESERVE", "q", "BLOCK", "300ms")).future();
+    real.call("QUEUE.ADD", "q", "job");
+    Thread.sleep(600); // past the timeout, the lease still not in the log
+    journal.release();
+    assertThat(Replies.show(reply.get(5, java.util.concurrent.TimeUnit.SECONDS)))
+        .startsWith("[[\"1\", \"job\"");
+  }
+
+  private static String reserveOf(Harness real) {
+    return real.show("QUEUE.RESERVE", "q");
   }
 
   private JobQueue live() {

@@ -25,7 +25,7 @@ final class QueueWorkload extends CrashWorkload {
   /** Jobs whose add was acknowledged. */
   private final Set<String> added = new HashSet<>();
 
-  /** Jobs leased to this worker (an acknowledged reserve), with their attempt. */
+  /** Jobs leased to this worker (an acknowledged reserve), with their lease token. */
   private final Map<String, Long> leased = new HashMap<>();
 
   /** Jobs whose ack was sent, and those whose ack was acknowledged. */

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -20,9 +21,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Order: among the jobs due when a worker reserves, the highest priority first, then the
  * earliest due time, then the order they were added (FIFO). A job is leased to one worker at a
- * time: its attempt number is the lease's token, and acking, failing, extending or releasing with
- * another attempt's token does nothing. A lease that expires makes the job due again (at-least-once
- * delivery), or dead if that was its last attempt.
+ * time, under a token no other lease of this queue ever had: acking, failing, extending or
+ * releasing with another token does nothing, whatever became of the job since (released, replayed,
+ * its id reused). A lease that expires makes the job due again (at-least-once delivery), or dead if
+ * that was its last attempt.
+ *
+ * <p>Tokens count up from the first reserve's time shifted left by 16 bits, so a queue deleted and
+ * made again at a later millisecond hands out none of its earlier life's tokens unless that life
+ * leased more than 65,536 jobs a millisecond.
  *
  * <p>Not thread-safe: the caller holds the key's lock.
  */
@@ -70,6 +76,7 @@ public final class JobQueue {
     final long uniqueMillis;
     long due;
     int attempts;
+    long token;
     long leaseUntil;
     State state = State.WAITING;
     final List<String> errors = new ArrayList<>();
@@ -127,7 +134,17 @@ public final class JobQueue {
   /** Ids of acked unique jobs, until their window ends: a second add of one is a duplicate. */
   private final Map<ByteBuffer, Long> doneUntil = new HashMap<>();
 
+  /** The same ids by the end of their window, so that dropping them looks at no other. */
+  private final PriorityQueue<DoneId> doneOrder =
+      new PriorityQueue<>(Comparator.comparingLong(DoneId::until));
+
+  private record DoneId(long until, ByteBuffer id) {}
+
   private long nextSeq = 1;
+
+  /** The next lease's token; 0 until the first reserve. */
+  private long nextToken;
+
   private long memory;
 
   /** The outcome of {@link #add}: the job, and whether it was new or held the id already. */
@@ -177,9 +194,13 @@ public final class JobQueue {
   List<Job> reserve(long now, int count, long leaseUntil) {
     settle(now);
     List<Job> out = new ArrayList<>(Math.min(count, ready.size()));
+    if (nextToken == 0 && !ready.isEmpty()) {
+      nextToken = Math.max(now, 1) << 16;
+    }
     while (out.size() < count && !ready.isEmpty()) {
       Job j = ready.pollFirst();
       j.attempts++;
+      j.token = nextToken++;
       j.state = State.LEASED;
       j.leaseUntil = leaseUntil;
       leased.add(j);
@@ -188,8 +209,13 @@ public final class JobQueue {
     return out;
   }
 
-  /** Moves due delayed jobs to ready, and expired leases back to waiting (or to the dead). */
-  void settle(long now) {
+  /**
+   * Moves due delayed jobs to ready, and expired leases back to waiting (or to the dead). True if a
+   * lease ended: that changes what the queue answers, so a caller that settles must log it, while
+   * making a delayed job ready changes nothing a later settle would not.
+   */
+  boolean settle(long now) {
+    boolean ended = !leased.isEmpty() && leased.first().leaseUntil <= now;
     while (!leased.isEmpty() && leased.first().leaseUntil <= now) {
       Job j = leased.pollFirst();
       String error = "lease expired at " + j.leaseUntil;
@@ -207,6 +233,7 @@ public final class JobQueue {
       ready.add(delayed.pollFirst());
     }
     dropDoneIds(now);
+    return ended;
   }
 
   private void toDead(Job j) {
@@ -214,15 +241,15 @@ public final class JobQueue {
     dead.put(ByteBuffer.wrap(j.id), j);
   }
 
-  /** The job leased under this attempt's token, or null. */
-  private @Nullable Job leasedAs(byte[] id, int attempt) {
+  /** The job leased under this token, or null. */
+  private @Nullable Job leasedAs(byte[] id, long token) {
     Job j = byId.get(ByteBuffer.wrap(id));
-    return j != null && j.state == State.LEASED && j.attempts == attempt ? j : null;
+    return j != null && j.state == State.LEASED && j.token == token ? j : null;
   }
 
   /** Acks a leased job: it is done and gone. False if this lease does not hold it. */
-  boolean ack(long now, byte[] id, int attempt) {
-    Job j = leasedAs(id, attempt);
+  boolean ack(long now, byte[] id, long token) {
+    Job j = leasedAs(id, token);
     if (j == null) {
       return false;
     }
@@ -230,8 +257,7 @@ public final class JobQueue {
     byId.remove(ByteBuffer.wrap(j.id));
     memory -= j.memory();
     if (j.uniqueMillis > 0) {
-      doneUntil.put(ByteBuffer.wrap(j.id), now + j.uniqueMillis);
-      memory += 64 + j.id.length;
+      restoreDone(j.id, now + j.uniqueMillis);
     }
     return true;
   }
@@ -247,8 +273,8 @@ public final class JobQueue {
    * A leased job failed with {@code error}: due again at {@code retryDue} (the caller adds the
    * backoff and its jitter), or dead if that was its last attempt.
    */
-  Failed fail(long now, byte[] id, int attempt, String error, long retryDue) {
-    Job j = leasedAs(id, attempt);
+  Failed fail(long now, byte[] id, long token, String error, long retryDue) {
+    Job j = leasedAs(id, token);
     if (j == null) {
       return Failed.NOT_LEASED;
     }
@@ -266,8 +292,8 @@ public final class JobQueue {
   }
 
   /** Moves a leased job's lease end. False if this lease does not hold it. */
-  boolean extend(byte[] id, int attempt, long leaseUntil) {
-    Job j = leasedAs(id, attempt);
+  boolean extend(byte[] id, long token, long leaseUntil) {
+    Job j = leasedAs(id, token);
     if (j == null) {
       return false;
     }
@@ -281,8 +307,8 @@ public final class JobQueue {
    * Gives a leased job back before its lease ends, due at {@code due}: the attempt does not count.
    * False if this lease does not hold it.
    */
-  boolean release(byte[] id, int attempt, long due) {
-    Job j = leasedAs(id, attempt);
+  boolean release(byte[] id, long token, long due) {
+    Job j = leasedAs(id, token);
     if (j == null) {
       return false;
     }
@@ -343,15 +369,10 @@ public final class JobQueue {
   }
 
   private void dropDoneIds(long now) {
-    if (doneUntil.isEmpty()) {
-      return;
-    }
-    for (Iterator<Map.Entry<ByteBuffer, Long>> it = doneUntil.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<ByteBuffer, Long> e = it.next();
-      if (e.getValue() <= now) {
-        memory -= 64 + e.getKey().remaining();
-        it.remove();
+    while (!doneOrder.isEmpty() && doneOrder.peek().until() <= now) {
+      DoneId d = doneOrder.poll();
+      if (doneUntil.remove(d.id(), d.until())) {
+        memory -= 64 + d.id().remaining();
       }
     }
   }
@@ -361,23 +382,29 @@ public final class JobQueue {
     return byId.get(ByteBuffer.wrap(id));
   }
 
-  /** Counts as of {@code now}: due, delayed (due later), leased, dead. */
+  /**
+   * Counts as of {@code now}: due, delayed (due later), leased, dead. The sets' sizes, corrected by
+   * a walk of only the delayed jobs whose time came and the leases that ended since the last
+   * reserve settled them.
+   */
   long[] counts(long now) {
     long due = ready.size();
-    long later = 0;
+    long later = delayed.size();
     for (Job j : delayed) {
-      if (j.due <= now) {
-        due++;
-      } else {
-        later++;
+      if (j.due > now) {
+        break;
       }
+      due++;
+      later--;
     }
-    long leasedNow = 0;
+    long leasedNow = leased.size();
     long deadNow = dead.size();
     for (Job j : leased) {
       if (j.leaseUntil > now) {
-        leasedNow++;
-      } else if (j.attempts >= j.maxAttempts) {
+        break;
+      }
+      leasedNow--;
+      if (j.attempts >= j.maxAttempts) {
         deadNow++; // its lease expired on its last attempt
       } else {
         due++; // its lease expired: due again
@@ -413,8 +440,12 @@ public final class JobQueue {
     return all;
   }
 
-  Map<ByteBuffer, Long> doneIds() {
-    return doneUntil;
+  /** The ids of acked unique jobs with the end of their window, by that end then id. */
+  List<Map.Entry<ByteBuffer, Long>> doneIds() {
+    List<Map.Entry<ByteBuffer, Long>> out = new ArrayList<>(doneUntil.entrySet());
+    out.sort(
+        Map.Entry.<ByteBuffer, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()));
+    return out;
   }
 
   long nextSeq() {
@@ -457,11 +488,22 @@ public final class JobQueue {
   }
 
   void restoreDone(byte[] id, long until) {
-    doneUntil.put(ByteBuffer.wrap(id), until);
-    memory += 64 + id.length;
+    ByteBuffer k = ByteBuffer.wrap(id);
+    if (doneUntil.put(k, until) == null) {
+      doneOrder.add(new DoneId(until, k));
+      memory += 64 + id.length;
+    }
   }
 
   void restoreNextSeq(long seq) {
     nextSeq = Math.max(nextSeq, seq);
+  }
+
+  long nextToken() {
+    return nextToken;
+  }
+
+  void restoreNextToken(long token) {
+    nextToken = Math.max(nextToken, token);
   }
 }

@@ -17,9 +17,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How the engine keeps QUEUE.* values durable. Recipe: u8 1. Every operation carries the time it
- * happened at and what the command drew (a retry's due time with its jitter), so replaying them in
- * order gives back the same queue:
+ * How the engine keeps QUEUE.* values durable. Recipe: u8 1. Every change is an operation that
+ * carries the time it happened at and what the command drew (a retry's due time with its jitter),
+ * so replaying them in order gives back the same queue. A reserve that leased nothing is logged too
+ * when it ended a lease (its settling is a change). Op numbers are append-only:
  *
  * <pre>
  * op  name     payload (big-endian; an id or a payload is u32 length + bytes, an absent id length
@@ -27,18 +28,22 @@ import java.util.Map;
  * 1   ADD      u64 now | id | payload | i32 priority | u64 due | u32 max attempts | backoff:
  *              u8 kind (0 fixed, 1 exponential) | u64 base ms | u64 max ms | u64 unique ms
  * 2   RESERVE  u64 now | u32 count | u64 lease until
- * 3   ACK      u64 now | id | u32 attempt
- * 4   FAIL     u64 now | id | u32 attempt | error (u32 length + UTF-8) | u64 retry due
- * 5   EXTEND   id | u32 attempt | u64 lease until
- * 6   RELEASE  id | u32 attempt | u64 due
+ * 3-6          ACK, FAIL, EXTEND, RELEASE as 9-12 with a u32 attempt for the token: written
+ *              before tokens were the queue's own, replayed as the lease of that attempt
  * 7   REPLAY   u64 now | id (absent: every dead job)
  * 8   PURGE    nothing
+ * 9   ACK      u64 now | id | u64 token
+ * 10  FAIL     u64 now | id | u64 token | error (u32 length + UTF-8) | u64 retry due
+ * 11  EXTEND   id | u64 token | u64 lease until
+ * 12  RELEASE  id | u64 token | u64 due
  * </pre>
  *
- * <p>Snapshot, version 1: u8 1 | u64 next sequence number | u32 jobs | per job, in the order added:
- * u64 seq | id | payload | i32 priority | u64 due | u32 max attempts | backoff | u64 unique ms |
- * u32 attempts | u64 lease until | u8 state (0 waiting, 1 leased, 2 dead) | u32 errors | each error
- * | u32 dead | the dead jobs' ids in the order they died | u32 done ids | each id | u64 until.
+ * <p>Snapshot, version 2: u8 2 | u64 next sequence number | u64 next token | u32 jobs | per job, in
+ * the order added: u64 seq | id | payload | i32 priority | u64 due | u32 max attempts | backoff |
+ * u64 unique ms | u32 attempts | u64 token | u64 lease until | u8 state (0 waiting, 1 leased, 2
+ * dead) | u32 errors | each error | u32 dead | the dead jobs' ids in the order they died | u32 done
+ * ids | each id | u64 until (by until, then id). Version 1 has neither token: a leased job's token
+ * is then its attempt number, as it was.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -47,14 +52,18 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte TYPE_ID = 19;
   static final byte OP_ADD = 1;
   static final byte OP_RESERVE = 2;
-  static final byte OP_ACK = 3;
-  static final byte OP_FAIL = 4;
-  static final byte OP_EXTEND = 5;
-  static final byte OP_RELEASE = 6;
+  static final byte OP_ACK_ATTEMPT = 3;
+  static final byte OP_FAIL_ATTEMPT = 4;
+  static final byte OP_EXTEND_ATTEMPT = 5;
+  static final byte OP_RELEASE_ATTEMPT = 6;
   static final byte OP_REPLAY = 7;
   static final byte OP_PURGE = 8;
+  static final byte OP_ACK = 9;
+  static final byte OP_FAIL = 10;
+  static final byte OP_EXTEND = 11;
+  static final byte OP_RELEASE = 12;
   static final byte[] RECIPE = {1};
-  private static final int SNAPSHOT_VERSION = 1;
+  private static final int SNAPSHOT_VERSION = 2;
   private static final int ABSENT = -1;
 
   private QueueCodec() {}
@@ -151,16 +160,26 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           q.add(now, id, body, b.getInt(), b.getLong(), b.getInt(), backoff(b), b.getLong());
         }
         case OP_RESERVE -> q.reserve(b.getLong(), b.getInt(), b.getLong());
-        case OP_ACK -> q.ack(b.getLong(), bytes(b, payload.length), b.getInt());
-        case OP_FAIL -> {
+        case OP_ACK, OP_ACK_ATTEMPT -> {
           long now = b.getLong();
           byte[] id = bytes(b, payload.length);
-          int attempt = b.getInt();
-          String error = new String(bytes(b, payload.length), StandardCharsets.UTF_8);
-          q.fail(now, id, attempt, error, b.getLong());
+          q.ack(now, id, token(q, op == OP_ACK, id, b));
         }
-        case OP_EXTEND -> q.extend(bytes(b, payload.length), b.getInt(), b.getLong());
-        case OP_RELEASE -> q.release(bytes(b, payload.length), b.getInt(), b.getLong());
+        case OP_FAIL, OP_FAIL_ATTEMPT -> {
+          long now = b.getLong();
+          byte[] id = bytes(b, payload.length);
+          long token = token(q, op == OP_FAIL, id, b);
+          String error = new String(bytes(b, payload.length), StandardCharsets.UTF_8);
+          q.fail(now, id, token, error, b.getLong());
+        }
+        case OP_EXTEND, OP_EXTEND_ATTEMPT -> {
+          byte[] id = bytes(b, payload.length);
+          q.extend(id, token(q, op == OP_EXTEND, id, b), b.getLong());
+        }
+        case OP_RELEASE, OP_RELEASE_ATTEMPT -> {
+          byte[] id = bytes(b, payload.length);
+          q.release(id, token(q, op == OP_RELEASE, id, b), b.getLong());
+        }
         case OP_REPLAY -> q.replay(b.getLong(), bytes(b, payload.length));
         case OP_PURGE -> q.purge();
         default -> throw new IOException("unknown queue operation " + op);
@@ -171,6 +190,19 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     if (b.hasRemaining()) {
       throw new IOException("queue operation " + op + " has " + b.remaining() + " bytes too many");
     }
+  }
+
+  /**
+   * The token an operation names: read as a u64, or for an op logged before tokens were the queue's
+   * own, the token of the lease whose attempt it read as a u32 (none: a token no lease has).
+   */
+  private static long token(JobQueue q, boolean isToken, byte[] id, ByteBuffer b) {
+    if (isToken) {
+      return b.getLong();
+    }
+    int attempt = b.getInt();
+    Job j = id == null ? null : q.job(id);
+    return j != null && j.state == State.LEASED && j.attempts == attempt ? j.token : -1;
   }
 
   private static byte[] bytes(ByteBuffer b, int limit) throws IOException {
@@ -202,6 +234,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     DataOutputStream out = new DataOutputStream(os);
     out.writeByte(SNAPSHOT_VERSION);
     out.writeLong(q.nextSeq());
+    out.writeLong(q.nextToken());
     List<Job> jobs = q.jobs();
     out.writeInt(jobs.size());
     for (Job j : jobs) {
@@ -216,6 +249,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       out.writeLong(j.backoff.max());
       out.writeLong(j.uniqueMillis);
       out.writeInt(j.attempts);
+      out.writeLong(j.token);
       out.writeLong(j.leaseUntil);
       out.writeByte(j.state.ordinal());
       out.writeInt(j.errors.size());
@@ -228,9 +262,9 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     for (byte[] id : deadOrder) {
       writeBytes(out, id);
     }
-    Map<ByteBuffer, Long> done = q.doneIds();
+    List<Map.Entry<ByteBuffer, Long>> done = q.doneIds();
     out.writeInt(done.size());
-    for (Map.Entry<ByteBuffer, Long> e : done.entrySet()) {
+    for (Map.Entry<ByteBuffer, Long> e : done) {
       byte[] id = new byte[e.getKey().remaining()];
       e.getKey().duplicate().get(id);
       writeBytes(out, id);
@@ -248,13 +282,21 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   public JobQueue read(InputStream is, long maxBytes) throws IOException {
     DataInputStream in = new DataInputStream(is);
     int version = in.readUnsignedByte();
-    if (version != SNAPSHOT_VERSION) {
-      throw new IOException("queue snapshot version " + version + ", this Idem reads 1");
+    if (version != 1 && version != SNAPSHOT_VERSION) {
+      throw new IOException("queue snapshot version " + version + ", this Idem reads 1 and 2");
     }
+    boolean tokens = version >= 2;
     long[] budget = {maxBytes};
     JobQueue q = new JobQueue();
     q.restoreNextSeq(in.readLong());
-    int n = count(in, budget, 60);
+    if (tokens) {
+      long next = in.readLong();
+      if (next < 0) {
+        throw new IOException("a queue's next token of " + next + " is negative");
+      }
+      q.restoreNextToken(next);
+    }
+    int n = count(in, budget, tokens ? 68 : 60);
     for (int i = 0; i < n; i++) {
       long seq = in.readLong();
       byte[] id = readBytes(in, budget);
@@ -274,12 +316,16 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       long unique = in.readLong();
       Job j = new Job(seq, id, payload, priority, due, maxAttempts, backoff, unique);
       j.attempts = in.readInt();
+      j.token = tokens ? in.readLong() : j.attempts;
       j.leaseUntil = in.readLong();
       int state = in.readUnsignedByte();
       if (state >= State.values().length) {
         throw new IOException("job state " + state + " is not known");
       }
       j.state = State.values()[state];
+      if (j.state == State.LEASED && (j.token <= 0 || tokens && j.token >= q.nextToken())) {
+        throw new IOException("a leased job's token " + j.token + " was never handed out");
+      }
       int errors = count(in, budget, 4);
       for (int e = 0; e < errors; e++) {
         j.errors.add(new String(readBytes(in, budget), StandardCharsets.UTF_8));

@@ -33,20 +33,20 @@ public final class QueueCommands {
             .flags(WRITE)
             .key()
             .build(),
-        command("queue.ack", -4, doc("key id attempt [id attempt ...]", QueueHandlers::ack))
+        command("queue.ack", -4, doc("key id token [id token ...]", QueueHandlers::ack))
             .pairsFrom(2)
             .flags(WRITE, FAST)
             .key()
             .build(),
-        command("queue.fail", 5, doc("key id attempt error", QueueHandlers::fail))
+        command("queue.fail", 5, doc("key id token error", QueueHandlers::fail))
             .flags(WRITE, FAST)
             .key()
             .build(),
-        command("queue.extend", 5, doc("key id attempt duration", QueueHandlers::extend))
+        command("queue.extend", 5, doc("key id token duration", QueueHandlers::extend))
             .flags(WRITE, FAST)
             .key()
             .build(),
-        command("queue.release", -4, doc("key id attempt [DELAY duration]", QueueHandlers::release))
+        command("queue.release", -4, doc("key id token [DELAY duration]", QueueHandlers::release))
             .atMost(6)
             .flags(WRITE, FAST)
             .key()

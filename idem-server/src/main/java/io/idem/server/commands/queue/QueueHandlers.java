@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,12 +49,12 @@ final class QueueHandlers {
     return ms;
   }
 
-  private static int attempt(Call call, int i) {
-    Long a = Parse.longOrNull(call.arg(i));
-    if (a == null || a < 1 || a > Integer.MAX_VALUE) {
-      throw CommandException.err("an attempt is a positive integer, as QUEUE.RESERVE gave it");
+  private static long token(Call call, int i) {
+    Long t = Parse.longOrNull(call.arg(i));
+    if (t == null || t < 1) {
+      throw CommandException.err("a lease token is a positive integer, as QUEUE.RESERVE gave it");
     }
-    return a.intValue();
+    return t;
   }
 
   private static byte[] id(Call call, int i) {
@@ -214,7 +213,10 @@ final class QueueHandlers {
   }
 
   /** What a reserve leased (its reply), and when to try again if it leased nothing. */
-  record Reserved(List<Job> jobs, Reply reply, long nextWake) {}
+  record Reserved(List<Lease> jobs, Reply reply, long nextWake) {}
+
+  /** A job as it was leased: its id and the token of that lease. */
+  record Lease(byte[] id, long token) {}
 
   /**
    * Leases up to {@code count} due jobs at the key's queue, and logs it if it leased any; leases
@@ -235,32 +237,69 @@ final class QueueHandlers {
           }
           long now = engine.now();
           long until = now + leaseMillis;
+          // Settling ends expired leases (a job due again, or dead): a change like any other, so
+          // a reserve that did it is logged even when it leased nothing, or a replay would see
+          // the later operations meet the lease still running.
+          boolean settled = q.settle(now);
           List<Job> jobs = q.reserve(now, count, until);
-          if (!jobs.isEmpty()) {
-            // An empty reserve is not logged: what it settled (expired leases) any later
-            // reserve settles the same way, whenever it runs.
+          if (settled || !jobs.isEmpty()) {
             tx.log(QueueCodec.OP_RESERVE, new Op().u64(now).i32(count).u64(until).done());
           }
           List<Reply> out = new ArrayList<>(jobs.size());
+          List<Lease> leases = new ArrayList<>(jobs.size());
           for (Job j : jobs) {
+            leases.add(new Lease(j.id, j.token));
             out.add(
-                Reply.array(Reply.bulk(j.id), Reply.bulk(j.payload), Reply.integer(j.attempts)));
+                Reply.array(
+                    Reply.bulk(j.id),
+                    Reply.bulk(j.payload),
+                    Reply.integer(j.token),
+                    Reply.integer(j.attempts)));
           }
-          return new Reserved(jobs, Reply.array(out), q.nextWake());
+          return new Reserved(leases, Reply.array(out), q.nextWake());
         });
   }
 
   /**
-   * QUEUE.ACK key id attempt [id attempt ...]: the jobs are done. How many were: a job counts 0
-   * when this attempt's lease does not hold it.
+   * Gives back jobs leased for a reply that was never sent (a blocked reserve whose client went
+   * away), as QUEUE.RELEASE would: due now, the attempt not counted. A job whose lease is no longer
+   * the one it was leased under stays as it is.
+   */
+  static void giveBack(io.idem.server.engine.Engine engine, byte[] key, List<Lease> jobs) {
+    try {
+      engine.write(
+          key,
+          tx -> {
+            JobQueue q = tx.value(QueueCodec.INSTANCE);
+            if (q == null) {
+              return null;
+            }
+            long now = engine.now();
+            for (Lease j : jobs) {
+              if (q.release(j.id(), j.token(), now)) {
+                tx.log(
+                    QueueCodec.OP_RELEASE, new Op().bytes(j.id()).u64(j.token()).u64(now).done());
+              }
+            }
+            QueueWaits.wake(engine, key);
+            return null;
+          });
+    } catch (RuntimeException e) {
+      // The key holds another type now, or the log failed: the leases end at their time.
+    }
+  }
+
+  /**
+   * QUEUE.ACK key id token [id token ...]: the jobs are done. How many were: a job counts 0 when
+   * the lease of this token does not hold it.
    */
   static Reply ack(Call call) {
     int n = (call.argc() - 2) / 2;
     byte[][] ids = new byte[n][];
-    int[] attempts = new int[n];
+    long[] tokens = new long[n];
     for (int i = 0; i < n; i++) {
       ids[i] = id(call, 2 + 2 * i);
-      attempts[i] = attempt(call, 3 + 2 * i);
+      tokens[i] = token(call, 3 + 2 * i);
     }
     return call.engine()
         .write(
@@ -270,9 +309,8 @@ final class QueueHandlers {
               long now = call.engine().now();
               int done = 0;
               for (int i = 0; i < n; i++) {
-                if (q.ack(now, ids[i], attempts[i])) {
-                  tx.log(
-                      QueueCodec.OP_ACK, new Op().u64(now).bytes(ids[i]).i32(attempts[i]).done());
+                if (q.ack(now, ids[i], tokens[i])) {
+                  tx.log(QueueCodec.OP_ACK, new Op().u64(now).bytes(ids[i]).u64(tokens[i]).done());
                   done++;
                 }
               }
@@ -281,13 +319,13 @@ final class QueueHandlers {
   }
 
   /**
-   * QUEUE.FAIL key id attempt error: due again after its backoff (with up to a fifth of it taken
-   * off at random, so retries spread), or a dead letter after its last attempt. Replies ["retry",
-   * due ms], ["dead", nil], or nil if this attempt's lease does not hold the job.
+   * QUEUE.FAIL key id token error: due again after its backoff (with up to a fifth of it taken off,
+   * so retries spread), or a dead letter after its last attempt. Replies ["retry", due ms],
+   * ["dead", nil], or nil if the lease of this token does not hold the job.
    */
   static Reply fail(Call call) {
     byte[] id = id(call, 2);
-    int attempt = attempt(call, 3);
+    long token = token(call, 3);
     byte[] raw = call.arg(4);
     String error =
         new String(raw, 0, Math.min(raw.length, MAX_ERROR_BYTES), StandardCharsets.UTF_8);
@@ -299,15 +337,14 @@ final class QueueHandlers {
               long now = call.engine().now();
               Job j = q.job(id);
               long delay = j == null ? 0 : j.backoff.delay(j.attempts);
-              long jitter = delay == 0 ? 0 : ThreadLocalRandom.current().nextLong(delay / 5 + 1);
-              long due = now + delay - jitter;
-              JobQueue.Failed f = q.fail(now, id, attempt, error, due);
+              long due = now + delay - jitter(delay, token, now);
+              JobQueue.Failed f = q.fail(now, id, token, error, due);
               if (f == JobQueue.Failed.NOT_LEASED) {
                 return Reply.NULL;
               }
               tx.log(
                   QueueCodec.OP_FAIL,
-                  new Op().u64(now).bytes(id).i32(attempt).text(error).u64(due).done());
+                  new Op().u64(now).bytes(id).u64(token).text(error).u64(due).done());
               QueueWaits.wake(call.engine(), call.arg(1));
               return f == JobQueue.Failed.DEAD
                   ? Reply.array(Reply.bulk("dead"), Reply.NULL)
@@ -315,12 +352,27 @@ final class QueueHandlers {
             });
   }
 
-  /** QUEUE.EXTEND key id attempt duration: the lease ends that long from now. 1 or 0. */
+  /**
+   * Up to a fifth of {@code delay}, spread evenly over leases: drawn from the lease's token and the
+   * time, not from a generator, so that every node applying the same record draws the same.
+   */
+  static long jitter(long delay, long token, long now) {
+    if (delay <= 0) {
+      return 0;
+    }
+    long z = token * 0x9E3779B97F4A7C15L + now;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    z ^= z >>> 31;
+    return Math.floorMod(z, delay / 5 + 1);
+  }
+
+  /** QUEUE.EXTEND key id token duration: the lease ends that long from now. 1 or 0. */
   static Reply extend(Call call) {
     return leaseChange(call, duration(call, 4), QueueCodec.OP_EXTEND, JobQueue::extend, false);
   }
 
-  /** QUEUE.RELEASE key id attempt [DELAY duration]: gives the job back; 1 or 0. */
+  /** QUEUE.RELEASE key id token [DELAY duration]: gives the job back; 1 or 0. */
   static Reply release(Call call) {
     long delay = 0;
     if (call.argc() == 6 && call.is(4, "DELAY")) {
@@ -333,28 +385,28 @@ final class QueueHandlers {
 
   /** What EXTEND and RELEASE do to a leased job: move it to a time, if this lease holds it. */
   private interface LeaseChange {
-    boolean apply(JobQueue q, byte[] id, int attempt, long at);
+    boolean apply(JobQueue q, byte[] id, long token, long at);
   }
 
   /**
    * Applies {@code change} to the job named by arguments 2 and 3 at {@code afterMillis} from now,
-   * logs it as {@code op} (id, attempt, the time), and wakes blocked reserves if {@code wake}.
-   * Replies 1, or 0 if this attempt's lease does not hold the job.
+   * logs it as {@code op} (id, token, the time), and wakes blocked reserves if {@code wake}.
+   * Replies 1, or 0 if the lease of this token does not hold the job.
    */
   private static Reply leaseChange(
       Call call, long afterMillis, byte op, LeaseChange change, boolean wake) {
     byte[] id = id(call, 2);
-    int attempt = attempt(call, 3);
+    long token = token(call, 3);
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
               JobQueue q = queue(tx.entry());
               long at = call.engine().now() + afterMillis;
-              if (!change.apply(q, id, attempt, at)) {
+              if (!change.apply(q, id, token, at)) {
                 return Reply.ZERO;
               }
-              tx.log(op, new Op().bytes(id).i32(attempt).u64(at).done());
+              tx.log(op, new Op().bytes(id).u64(token).u64(at).done());
               if (wake) {
                 QueueWaits.wake(call.engine(), call.arg(1));
               }

@@ -63,7 +63,13 @@ final class QueueWaits {
     w.reply.whenComplete((r, e) -> forget(w));
     if (timeoutMillis > 0) {
       timer.schedule(
-          () -> w.reply.complete(Reply.NULL_ARRAY), timeoutMillis, TimeUnit.MILLISECONDS);
+          () -> {
+            if (!w.delivering) { // else the leased jobs are its reply, once durable
+              w.reply.complete(Reply.NULL_ARRAY);
+            }
+          },
+          timeoutMillis,
+          TimeUnit.MILLISECONDS);
     }
     schedule(w, nextWake, engine.now());
     // A job added between the reserve that found none and this registration must not be missed.
@@ -122,6 +128,15 @@ final class QueueWaits {
     }
     // Timeouts run on this thread too, so none can answer nil between the lease and this mark.
     w.delivering = true;
-    engine.journal().whenDurable(engine.journal().lastSeq(), () -> w.reply.complete(r.reply()));
+    engine
+        .journal()
+        .whenDurable(
+            engine.journal().lastSeq(),
+            () -> {
+              if (!w.reply.complete(r.reply())) {
+                // Cancelled meanwhile: its client went away before the jobs could be sent.
+                timer.execute(() -> QueueHandlers.giveBack(engine, key, r.jobs()));
+              }
+            });
   }
 }

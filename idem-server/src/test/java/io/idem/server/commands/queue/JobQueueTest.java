@@ -54,19 +54,21 @@ class JobQueueTest {
     JobQueue q = new JobQueue();
     assertThat(add(q, 0, null, 0, 0).id()).isEqualTo(b("1")); // no id: its number
     Job first = q.reserve(0, 1, 100).get(0);
+    long stale = first.token;
     assertThat(first.attempts).isEqualTo(1);
     assertThat(q.reserve(50, 1, 150)).isEmpty(); // leased: no one else gets it
-    assertThat(q.extend(b("1"), 1, 200)).isTrue();
+    assertThat(q.extend(b("1"), stale, 200)).isTrue();
     assertThat(q.reserve(150, 1, 250)).isEmpty(); // extended past 150
     Job again = q.reserve(200, 1, 300).get(0); // the lease ended at 200: due again
     assertThat(again.attempts).isEqualTo(2);
     assertThat(again.errors).containsExactly("lease expired at 200");
     // The first worker's token is stale: its ack, fail, extend and release do nothing.
-    assertThat(q.ack(210, b("1"), 1)).isFalse();
-    assertThat(q.fail(210, b("1"), 1, "late", 0)).isEqualTo(Failed.NOT_LEASED);
-    assertThat(q.extend(b("1"), 1, 999)).isFalse();
-    assertThat(q.release(b("1"), 1, 0)).isFalse();
-    assertThat(q.ack(210, b("1"), 2)).isTrue();
+    assertThat(again.token).isNotEqualTo(stale);
+    assertThat(q.ack(210, b("1"), stale)).isFalse();
+    assertThat(q.fail(210, b("1"), stale, "late", 0)).isEqualTo(Failed.NOT_LEASED);
+    assertThat(q.extend(b("1"), stale, 999)).isFalse();
+    assertThat(q.release(b("1"), stale, 0)).isFalse();
+    assertThat(q.ack(210, b("1"), again.token)).isTrue();
     assertThat(q.job(b("1"))).isNull();
     assertThat(q.counts(210)).containsExactly(0, 0, 0, 0);
   }
@@ -77,13 +79,12 @@ class JobQueueTest {
     q.add(0, b("j"), b("p"), 0, 0, 3, new Backoff(BackoffKind.EXPONENTIAL, 100, 1000), 0);
     for (int attempt = 1; attempt <= 2; attempt++) {
       Job j = q.reserve(attempt * 1000L, 1, attempt * 1000L + 50).get(0);
-      assertThat(
-              q.fail(attempt * 1000L, j.id, j.attempts, "boom " + attempt, attempt * 1000L + 500))
+      assertThat(q.fail(attempt * 1000L, j.id, j.token, "boom " + attempt, attempt * 1000L + 500))
           .isEqualTo(Failed.RETRY);
       assertThat(q.reserve(attempt * 1000L + 499, 1, 0)).isEmpty(); // not before its retry time
     }
     Job last = q.reserve(3000, 1, 3050).get(0);
-    assertThat(q.fail(3000, last.id, 3, "boom 3", 9999)).isEqualTo(Failed.DEAD);
+    assertThat(q.fail(3000, last.id, last.token, "boom 3", 9999)).isEqualTo(Failed.DEAD);
     assertThat(q.dead(10)).hasSize(1);
     assertThat(q.dead(10).get(0).errors).containsExactly("boom 1", "boom 2", "boom 3");
     assertThat(q.job(b("j")).state).isEqualTo(State.DEAD);
@@ -92,7 +93,7 @@ class JobQueueTest {
     Job replayed = q.reserve(4000, 1, 4100).get(0);
     assertThat(replayed.attempts).isEqualTo(1);
     assertThat(replayed.errors).isEmpty();
-    q.fail(4000, replayed.id, 1, "again", 4000);
+    q.fail(4000, replayed.id, replayed.token, "again", 4000);
     // A lease that expires on the last attempt is a dead letter too.
     q.reserve(4000, 1, 4010);
     q.reserve(4010, 1, 4020);
@@ -109,7 +110,7 @@ class JobQueueTest {
     JobQueue q = new JobQueue();
     q.add(0, b("j"), b("p"), 0, 0, 1, Backoff.NONE, 0);
     Job j = q.reserve(0, 1, 100).get(0);
-    assertThat(q.release(j.id, 1, 50)).isTrue();
+    assertThat(q.release(j.id, j.token, 50)).isTrue();
     assertThat(q.reserve(49, 1, 100)).isEmpty();
     assertThat(q.reserve(50, 1, 100).get(0).attempts).isEqualTo(1); // still its first attempt
   }
@@ -124,11 +125,77 @@ class JobQueueTest {
     Job j = q.reserve(10, 1, 100).get(0);
     assertThat(q.add(20, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).state())
         .isEqualTo(State.LEASED);
-    q.ack(30, j.id, 1);
+    q.ack(30, j.id, j.token);
     JobQueue.Added done = q.add(500, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000);
     assertThat(done.isNew()).isFalse();
     assertThat(done.state()).isNull(); // done, inside its window
     assertThat(q.add(1030, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).isNew()).isTrue();
+  }
+
+  /**
+   * A token names one lease: after a release, a replay or an id's reuse, the stale worker's token
+   * holds nothing, whatever the attempt counts say (attempts go back down after a release).
+   */
+  @Test
+  void aToken_isNeverHandedOutTwice_acrossReleaseReplayAndIdReuse() {
+    JobQueue q = new JobQueue();
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    q.add(0, b("j"), b("p"), 0, 0, 1, Backoff.NONE, 0);
+    Job a = q.reserve(0, 1, 100).get(0);
+    long ta = a.token;
+    seen.add(ta);
+    assertThat(q.release(b("j"), ta, 0)).isTrue();
+    Job b = q.reserve(1, 1, 100).get(0);
+    assertThat(b.attempts).isEqualTo(1); // the same attempt as the released lease
+    assertThat(seen.add(b.token)).isTrue();
+    assertThat(q.ack(2, b("j"), ta)).isFalse(); // the first worker's late ack
+    assertThat(q.job(b("j")).state).isEqualTo(State.LEASED);
+    long tb = b.token;
+    assertThat(q.fail(3, b("j"), tb, "x", 3)).isEqualTo(Failed.DEAD);
+    assertThat(q.replay(4, b("j"))).isEqualTo(1);
+    long tc = q.reserve(4, 1, 100).get(0).token;
+    assertThat(seen.add(tc)).isTrue();
+    assertThat(q.extend(b("j"), tb, 500)).isFalse();
+    assertThat(q.ack(5, b("j"), tc)).isTrue();
+    // The id is free again (no UNIQUE window): a new job under it.
+    q.add(6, b("j"), b("p2"), 0, 6, 1, Backoff.NONE, 0);
+    long td = q.reserve(6, 1, 100).get(0).token;
+    assertThat(seen.add(td)).isTrue();
+    for (long stale : List.of(ta, tb, tc)) {
+      assertThat(q.ack(7, b("j"), stale)).isFalse();
+      assertThat(q.release(b("j"), stale, 7)).isFalse();
+    }
+    assertThat(q.ack(7, b("j"), td)).isTrue();
+  }
+
+  /**
+   * Acked unique ids leave at the end of their windows, each window its own; and dropping them
+   * visits only those that end, so many ids in long windows cost an add nothing (it took a walk of
+   * every id on every add and reserve: hundreds of thousands of adds then took minutes, which the
+   * timeout catches).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(
+      value = 120,
+      threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+  void doneIds_leaveAtTheirWindowsEnd_andDroppingThemWalksOnlyThose() {
+    JobQueue q = new JobQueue();
+    int n = 300_000;
+    for (int i = 0; i < n; i++) {
+      q.add(i, b("u" + i), b("p"), 0, i, 1, Backoff.NONE, i % 2 == 0 ? 1_000_000 : 10);
+      Job j = q.reserve(i, 1, i + 5).get(0);
+      assertThat(q.ack(i, j.id, j.token)).isTrue();
+    }
+    // At n + 10 every short window has ended; the long ones last until 1,000,000 past their ack.
+    assertThat(q.add(n + 10, b("u1"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isTrue();
+    assertThat(q.add(n + 10, b("u0"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isFalse();
+    assertThat(q.add(n + 10, b("u" + (n - 2)), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isFalse();
+    assertThat(q.add(1_000_000 + 2, b("u2"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isTrue();
+    assertThat(q.add(1_000_000 + 2, b("u4"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isFalse();
+    long held = q.memoryUsage();
+    q.settle(2_000_000 + n);
+    assertThat(q.doneIds()).isEmpty();
+    assertThat(q.memoryUsage()).isLessThan(held);
   }
 
   @Test
@@ -148,6 +215,7 @@ class JobQueueTest {
     final int priority;
     long due;
     int attempts;
+    long token;
     long leaseUntil;
     State state = State.WAITING;
 
@@ -183,7 +251,8 @@ class JobQueueTest {
       } else if (op < 7) {
         int count = 1 + rnd.nextInt(3);
         long until = now + 1 + rnd.nextInt(100);
-        List<String> got = ids(q.reserve(now, count, until));
+        List<Job> leased = q.reserve(now, count, until);
+        List<String> got = ids(leased);
         // The model: expired leases first, then the due jobs sorted.
         for (M m : model) {
           if (m.state == State.LEASED && m.leaseUntil <= now) {
@@ -211,6 +280,9 @@ class JobQueueTest {
           want.add(m.id);
         }
         assertThat(got).as("step %d at %d", step, now).isEqualTo(want);
+        for (int i = 0; i < leased.size(); i++) {
+          due.get(i).token = leased.get(i).token;
+        }
       } else {
         List<M> held = model.stream().filter(m -> m.state == State.LEASED).toList();
         if (held.isEmpty()) {
@@ -218,7 +290,7 @@ class JobQueueTest {
         }
         // Until a reserve settles it, an expired lease is still its worker's: its token works.
         M m = held.get(rnd.nextInt(held.size()));
-        int token = m.attempts;
+        long token = m.token;
         switch (op) {
           case 7 -> {
             boolean acked = q.ack(now, b(m.id), token);

@@ -64,8 +64,11 @@ public final class Queue {
   /** What {@link #add} did: the job's id, and its state (for a duplicate, the holder's). */
   public record Added(Outcome outcome, String id, State state) {}
 
-  /** A job leased to this worker: its attempt number is the lease's token. */
-  public record Job(String queue, byte[] id, byte[] payload, int attempt) {
+  /**
+   * A job leased to this worker: {@code token} names this lease alone (acks, failures, extensions
+   * and releases carry it), {@code attempt} counts from 1.
+   */
+  public record Job(String queue, byte[] id, byte[] payload, long token, int attempt) {
     public String idText() {
       return new String(id, StandardCharsets.UTF_8);
     }
@@ -77,7 +80,7 @@ public final class Queue {
     RETRY,
     /** That was its last attempt: a dead letter now. */
     DEAD,
-    /** This attempt's lease did not hold the job (it expired, and the job went on). */
+    /** This lease did not hold the job (it expired, and the job went on). */
     NOT_LEASED
   }
 
@@ -156,8 +159,14 @@ public final class Queue {
       return out; // a BLOCK that ran out
     }
     for (Object o : reply) {
-      if (o instanceof List<?> f && f.size() == 3) {
-        out.add(new Job(key, (byte[]) f.get(0), (byte[]) f.get(1), ((Long) f.get(2)).intValue()));
+      if (o instanceof List<?> f && f.size() == 4) {
+        out.add(
+            new Job(
+                key,
+                (byte[]) f.get(0),
+                (byte[]) f.get(1),
+                (Long) f.get(2),
+                ((Long) f.get(3)).intValue()));
       }
     }
     return out;
@@ -173,7 +182,7 @@ public final class Queue {
   public CompletionStage<Integer> ackAsync(List<Job> jobs) {
     CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes);
     for (Job j : jobs) {
-      args.add(j.id()).add(j.attempt());
+      args.add(j.id()).add(j.token());
     }
     return client
         .single(ACK, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
@@ -187,7 +196,7 @@ public final class Queue {
 
   public CompletionStage<Failed> failAsync(Job job, String error) {
     CommandArgs<byte[], byte[]> args =
-        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.attempt()).add(error);
+        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.token()).add(error);
     return client
         .array(FAIL, args)
         .thenApply(
@@ -209,11 +218,7 @@ public final class Queue {
 
   public CompletionStage<Boolean> extendAsync(Job job, Duration lease) {
     CommandArgs<byte[], byte[]> args =
-        IdemClient.args()
-            .addKey(keyBytes)
-            .add(job.id())
-            .add(job.attempt())
-            .add(millis(lease) + "ms");
+        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.token()).add(millis(lease) + "ms");
     return client
         .single(EXTEND, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
         .thenApply(n -> n == 1);
@@ -225,7 +230,7 @@ public final class Queue {
         IdemClient.args()
             .addKey(keyBytes)
             .add(job.id())
-            .add(job.attempt())
+            .add(job.token())
             .add("DELAY")
             .add(millis(delay) + "ms");
     return join(

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -49,17 +50,19 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
     this.batch = batch;
   }
 
-  /** A job handed to the subscriber: ack it or fail it, once. */
+  /** A job handed to the subscriber: ack it, fail it or release it, once. */
   public final class Delivery {
     private final Job job;
+    private final Subscription owner;
     private final ScheduledFuture<?> keepAlive;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    private Delivery(Job job, ScheduledExecutorService timer) {
+    private Delivery(Job job, Subscription owner) {
       this.job = job;
+      this.owner = owner;
       long every = Math.max(50, lease.toMillis() / 2);
       this.keepAlive =
-          timer.scheduleAtFixedRate(
+          owner.timer.scheduleAtFixedRate(
               () -> {
                 if (!settled.get()) {
                   queue.extendAsync(job, lease);
@@ -87,11 +90,17 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
       return queue.fail(job, String.valueOf(error));
     }
 
+    /** Gives the job back, due now, its attempt not counted. False if its lease was lost. */
+    public boolean release() {
+      return settle() && queue.release(job, Duration.ZERO);
+    }
+
     private boolean settle() {
       if (!settled.compareAndSet(false, true)) {
         return false;
       }
       keepAlive.cancel(false);
+      owner.settled();
       return true;
     }
   }
@@ -112,6 +121,11 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
             r -> Thread.ofPlatform().name("idem-lease-keeper").daemon().unstarted(r));
     private volatile boolean cancelled;
     private Thread loop;
+
+    /** Deliveries not settled yet: the lease keeper runs until the loop ended and these did. */
+    private final AtomicInteger open = new AtomicInteger();
+
+    private volatile boolean loopDone;
 
     Subscription(Flow.Subscriber<? super Delivery> subscriber) {
       this.subscriber = subscriber;
@@ -158,7 +172,8 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
           List<Job> jobs = Queue.join(queue.reserve(own, count, lease, BLOCK));
           for (Job j : jobs) {
             demand.decrementAndGet();
-            subscriber.onNext(new Delivery(j, timer));
+            open.incrementAndGet();
+            subscriber.onNext(new Delivery(j, this));
           }
         }
         subscriber.onComplete();
@@ -167,15 +182,25 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
           subscriber.onError(e);
         }
       } finally {
-        timer.shutdownNow(); // open deliveries' leases then end on their own: due again
+        loopDone = true;
+        if (open.get() == 0) {
+          timer.shutdownNow();
+        }
+      }
+    }
+
+    /** A delivery was settled: the last one after the loop ended stops the lease keeper. */
+    void settled() {
+      if (open.decrementAndGet() == 0 && loopDone) {
+        timer.shutdownNow();
       }
     }
   }
 
   /**
    * Runs {@code handler} on each job, {@code concurrency} at a time: acked when it returns, failed
-   * with what it threw. Returns a handle whose {@code close} stops taking jobs and waits for the
-   * running ones.
+   * with what it threw (an Error too, then thrown on). Returns a handle whose {@code close} stops
+   * taking jobs and waits for the running ones, their leases kept meanwhile.
    */
   public AutoCloseable process(int concurrency, Consumer<Job> handler) {
     ExecutorService workers = Executors.newFixedThreadPool(concurrency);
@@ -195,8 +220,11 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
                   try {
                     handler.accept(d.job());
                     d.ack();
-                  } catch (RuntimeException e) {
+                  } catch (Throwable e) {
                     d.fail(e);
+                    if (e instanceof Error error) {
+                      throw error;
+                    }
                   } finally {
                     sub[0].request(1);
                   }

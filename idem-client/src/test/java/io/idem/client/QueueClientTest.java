@@ -97,7 +97,7 @@ class QueueClientTest extends WithServer {
         b("bad"), AddOptions.defaults().id("bad").attempts(2).fixedBackoff(Duration.ofMillis(50)));
     Map<String, Integer> runs = new ConcurrentHashMap<>();
     CountDownLatch slowDone = new CountDownLatch(1);
-    QueueConsumer consumer = new QueueConsumer(client, "slow", Duration.ofMillis(300), 1);
+    QueueConsumer consumer = new QueueConsumer(client, "slow", Duration.ofSeconds(1), 1);
     try (AutoCloseable running =
         consumer.process(
             2,
@@ -107,7 +107,7 @@ class QueueClientTest extends WithServer {
                 throw new IllegalStateException("boom " + job.attempt());
               }
               try {
-                Thread.sleep(1200); // four leases long: the consumer extends it meanwhile
+                Thread.sleep(3000); // three leases long: the consumer extends it meanwhile
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -118,7 +118,7 @@ class QueueClientTest extends WithServer {
       while (q.info().dead() < 1 && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }
-      Thread.sleep(400); // a lease's length more: a job given up would be handed out again
+      Thread.sleep(1100); // a lease's length more: a job given up would be handed out again
     }
     assertThat(runs).containsEntry("slow#1", 1).doesNotContainKey("slow#2"); // not handed again
     assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 1)); // slow acked, bad dead
@@ -126,6 +126,74 @@ class QueueClientTest extends WithServer {
     assertThat(q.dead(10).get(0).errors())
         .containsExactly(
             "java.lang.IllegalStateException: boom 1", "java.lang.IllegalStateException: boom 2");
+  }
+
+  /**
+   * A worker closed while its handler runs keeps the job's lease until the handler is done: no
+   * other worker gets the job meanwhile. The keeper stopped at close, and a job longer than its
+   * lease went to another worker while the first still ran it (finding 12).
+   */
+  @Test
+  void closingTheWorker_whileAHandlerRuns_keepsTheLeaseUntilItReturns() throws Exception {
+    Queue q = client.queue("deploy");
+    q.add(b("long job"), AddOptions.defaults().id("long").attempts(3));
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    QueueConsumer consumer = new QueueConsumer(client, "deploy", Duration.ofMillis(600), 1);
+    AutoCloseable running =
+        consumer.process(
+            1,
+            job -> {
+              runs.incrementAndGet();
+              started.countDown();
+              try {
+                Thread.sleep(3000); // five leases long, most of it after close began
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    assertThat(started.await(20, TimeUnit.SECONDS)).isTrue();
+    Thread closer =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try {
+                    running.close();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+    int handedAgain = 0;
+    while (closer.isAlive()) {
+      handedAgain += q.reserve(1, Duration.ofMinutes(1)).size(); // another worker asking
+      Thread.sleep(100);
+    }
+    closer.join();
+    assertThat(handedAgain).isZero();
+    assertThat(runs.get()).isEqualTo(1);
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 0)); // acked by the first
+  }
+
+  /** A handler that throws an Error fails its job, which would otherwise stay leased forever. */
+  @Test
+  void aHandlerThrowingAnError_failsItsJob_ratherThanHoldingItsLease() throws Exception {
+    Queue q = client.queue("errors");
+    q.add(b("x"), AddOptions.defaults().id("x"));
+    QueueConsumer consumer = new QueueConsumer(client, "errors", Duration.ofMillis(300), 1);
+    try (AutoCloseable running =
+        consumer.process(
+            1,
+            job -> {
+              throw new AssertionError("broken invariant");
+            })) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (q.info().dead() < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    }
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 1));
+    assertThat(q.dead(10).get(0).errors())
+        .containsExactly("java.lang.AssertionError: broken invariant");
   }
 
   @Test

@@ -65,6 +65,51 @@ public final class Dispatcher {
     return run(session, spec, command, cs);
   }
 
+  /** How the cluster log's tailer applies records: through this dispatcher, as {@code applier}. */
+  public io.idem.server.cluster.RecordApplier recordApplier(Session applier) {
+    return new io.idem.server.cluster.RecordApplier() {
+      @Override
+      public Reply apply(Command command) {
+        return dispatch(applier, command);
+      }
+
+      @Override
+      public int logSlot(Command command) {
+        return Dispatcher.this.logSlot(command);
+      }
+
+      @Override
+      public @Nullable List<byte[]> keysOf(List<Command> commands) {
+        List<CommandSpec> specs = new ArrayList<>(commands.size());
+        for (Command c : commands) {
+          specs.add(server.commands().get(c.arg(0)));
+        }
+        return lockedKeys(commands, specs);
+      }
+    };
+  }
+
+  /**
+   * The log partition a command from this session would be produced to (a keyed write on a node
+   * with a log, outside a transaction), or -1. A connection lets such writes to one partition
+   * follow each other without waiting: the partition keeps their order.
+   */
+  public int logLane(Session session, Command command) {
+    ClusterLog clusterLog = server.clusterLog();
+    ClusterTopology cluster = server.cluster();
+    if (clusterLog == null || cluster == null || session.isApplier() || session.inMulti()) {
+      return -1;
+    }
+    CommandSpec spec = server.commands().get(command.arg(0));
+    if (spec == null
+        || !spec.has(CommandSpec.Flag.WRITE)
+        || spec.firstKey() <= 0
+        || command.size() <= spec.firstKey()) {
+      return -1;
+    }
+    return Slots.partition(Slots.of(command.arg(spec.firstKey())), cluster.partitions());
+  }
+
   /**
    * The slot of a command the cluster's log may carry, or -1: a known keyed data command (a write
    * or a read, with its first key present), not one refused inside MULTI. The tailer skips records

@@ -47,6 +47,23 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
   /** Encoded replies not written yet, because a reply before them waits for the log. */
   private final ArrayDeque<Held> held = new ArrayDeque<>();
 
+  /**
+   * Commands read while a deferred reply before them is unresolved (a write on its way through the
+   * cluster's log, WAITLOG, a blocked reserve): they run once it resolves, in order, as Redis runs
+   * a blocked client's. So a read pipelined after a write sees it, and one after WAITLOG is
+   * protected by it.
+   */
+  private final ArrayDeque<Command> toRun = new ArrayDeque<>();
+
+  /** Deferred replies dispatched and not resolved yet; more than one only within one lane. */
+  private int unresolved;
+
+  /**
+   * The log partition of the unresolved writes, or -1. A write to the same partition may follow
+   * them at once: the partition applies records in the order they were produced.
+   */
+  private int unresolvedLane = -1;
+
   private ByteBuf out;
   private boolean waiting;
 
@@ -148,12 +165,46 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
       ctx.close();
       return;
     }
+    if (!toRun.isEmpty() || unresolved > 0 && !joinsLane(command)) {
+      toRun.add(command);
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    execute(command);
+  }
+
+  /** Whether the command is a log write to the partition the unresolved writes went to. */
+  private boolean joinsLane(Command command) {
+    return unresolvedLane >= 0 && dispatcher.logLane(session, command) == unresolvedLane;
+  }
+
+  private void execute(Command command) {
+    int lane = dispatcher.logLane(session, command);
     Reply reply = dispatcher.dispatch(session, command);
     long seq = session.takeDurableSeq();
+    if (reply instanceof Reply.Deferred d && !d.future().isDone()) {
+      unresolved++;
+      unresolvedLane = unresolved == 1 || lane == unresolvedLane ? lane : -1;
+      d.future().whenComplete((r, e) -> ctx.executor().execute(this::deferredResolved));
+    }
     enqueue(reply, seq);
     if (session.closing()) {
       closeAfterWrite = true;
     }
+  }
+
+  /** A deferred reply resolved: the commands waiting for it run, up to the next one unresolved. */
+  private void deferredResolved() {
+    if (--unresolved == 0) {
+      unresolvedLane = -1;
+    }
+    while (out != null
+        && !closeAfterWrite
+        && !toRun.isEmpty()
+        && (unresolved == 0 || joinsLane(toRun.peek()))) {
+      execute(toRun.poll());
+    }
+    release();
   }
 
   private void enqueue(Reply reply, long seq) {
@@ -333,7 +384,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
         journal.whenDurable(need, () -> ctx.executor().execute(this::durable));
       }
     } else {
-      if (!ctx.channel().config().isAutoRead() && ctx.channel().isWritable()) {
+      if (!ctx.channel().config().isAutoRead() && ctx.channel().isWritable() && toRun.isEmpty()) {
         ctx.channel().config().setAutoRead(true);
       }
       if (closeAfterWrite && !wrote) {
@@ -383,6 +434,7 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
     }
     held.clear();
     heldBytes = 0;
+    toRun.clear();
   }
 
   /** Whether the reply can be written now: it is not a deferred one still waiting. */
@@ -471,10 +523,15 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
     ctx.fireChannelWritabilityChanged();
   }
 
-  /** Whether the held replies leave room to read more: not too many, nor waiting on a far log. */
+  /**
+   * Whether to read more: no command waits to run, and the held replies are not too many nor
+   * waiting on a far log.
+   */
   private boolean mayRead() {
-    return held.isEmpty()
-        || held.size() < MAX_HELD && held.peekLast().seq() - journal.durableSeq() <= MAX_UNWRITTEN;
+    return toRun.isEmpty()
+        && (held.isEmpty()
+            || held.size() < MAX_HELD
+                && held.peekLast().seq() - journal.durableSeq() <= MAX_UNWRITTEN);
   }
 
   @Override

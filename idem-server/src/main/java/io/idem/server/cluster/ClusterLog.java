@@ -4,6 +4,7 @@ import io.idem.server.dispatch.Command;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Reply;
+import io.idem.server.store.StoreFaults;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -21,10 +22,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.function.ToIntFunction;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -61,6 +62,15 @@ public final class ClusterLog implements AutoCloseable {
   static final int MAX_PENDING = 100_000;
 
   /**
+   * The largest record a write may make: the producer's max.request.size, Kafka's default, less
+   * room for the batch's own header. A larger write is refused before it is copied.
+   */
+  static final int MAX_RECORD_BYTES = 1_048_576 - 512;
+
+  /** Bytes of records waiting for the producer thread, at most: more are answered TRYAGAIN. */
+  static final long MAX_OUTGOING_BYTES = 64L << 20;
+
+  /**
    * How a node uses the log.
    *
    * @param bootstrap Kafka's bootstrap servers
@@ -77,8 +87,8 @@ public final class ClusterLog implements AutoCloseable {
   private final String topic;
   private final Engine engine;
   private final Journal journal;
-  private final Function<Command, Reply> applier;
-  private final ToIntFunction<Command> logSlot;
+  private final RecordApplier applier;
+  private final StoreFaults faults;
   private final Supplier<@Nullable String> journalFailure;
   private final Admin admin;
   private final KafkaProducer<byte[], byte[]> producer;
@@ -96,7 +106,10 @@ public final class ClusterLog implements AutoCloseable {
   /** Records on their way to the producer: an event loop must never wait for Kafka. */
   private final BlockingQueue<Outgoing> outgoing = new ArrayBlockingQueue<>(10_000);
 
-  private record Outgoing(long request, ProducerRecord<byte[], byte[]> record) {}
+  /** The bytes of the records in {@link #outgoing}, bounded by {@link #MAX_OUTGOING_BYTES}. */
+  private final AtomicLong outgoingBytes = new AtomicLong();
+
+  private record Outgoing(long request, ProducerRecord<byte[], byte[]> record, long bytes) {}
 
   /** Each served partition's end offset at start: the tailer joins the live nodes there. */
   private @Nullable Map<TopicPartition, Long> catchUpTo;
@@ -116,9 +129,7 @@ public final class ClusterLog implements AutoCloseable {
    * is missing), and starts tailing this node's partitions from the stored offsets. Until it has
    * caught up, this node counts itself as not live, so it sends clients of its slots to a replica.
    *
-   * @param applier runs one command of a record on this node, as a client's would be run
-   * @param logSlot the slot of a command the log may carry (a keyed data command), or -1: anything
-   *     else in a record is skipped, so no record can stop a node or leave its session in MULTI
+   * @param applier runs a record's commands on this node, and tells which the log may carry
    * @param journalFailure why the journal cannot be written, or null while it can: the tailer stops
    *     rather than skip a record
    * @throws IllegalStateException if the topic exists with another partition count, the brokers
@@ -129,16 +140,16 @@ public final class ClusterLog implements AutoCloseable {
       Options options,
       Engine engine,
       Journal journal,
-      Function<Command, Reply> applier,
-      ToIntFunction<Command> logSlot,
-      Supplier<@Nullable String> journalFailure) {
+      RecordApplier applier,
+      Supplier<@Nullable String> journalFailure,
+      StoreFaults faults) {
     this.topology = topology;
     this.options = options;
     this.topic = options.topic();
     this.engine = engine;
     this.journal = journal;
     this.applier = applier;
-    this.logSlot = logSlot;
+    this.faults = faults;
     this.journalFailure = journalFailure;
     this.offsets = new AppliedOffsets(topology.partitions());
     Admin a = null;
@@ -319,6 +330,28 @@ public final class ClusterLog implements AutoCloseable {
       reply.complete(TRY_AGAIN);
       return reply;
     }
+    long size = CommandRecord.HEADER_BYTES;
+    for (Command command : commands) {
+      size += 4;
+      for (int i = 0; i < command.size(); i++) {
+        size += 4 + command.arg(i).length;
+      }
+    }
+    if (size > MAX_RECORD_BYTES) {
+      reply.complete(
+          Reply.err(
+              "the write is "
+                  + size
+                  + " bytes as a log record, over the cluster log's limit of "
+                  + MAX_RECORD_BYTES
+                  + "; it was not applied"));
+      return reply;
+    }
+    if (outgoingBytes.addAndGet(size) > MAX_OUTGOING_BYTES) {
+      outgoingBytes.addAndGet(-size);
+      reply.complete(TRY_AGAIN);
+      return reply;
+    }
     List<List<byte[]>> lists = new ArrayList<>(commands.size());
     for (Command command : commands) {
       List<byte[]> args = new ArrayList<>(command.size());
@@ -336,6 +369,7 @@ public final class ClusterLog implements AutoCloseable {
                   : new CommandRecord(topology.me(), request, lists.get(0)))
               .encode();
     } catch (IllegalArgumentException e) { // too many arguments, or too many bytes, for a record
+      outgoingBytes.addAndGet(-size);
       reply.complete(Reply.err("the write cannot be a log record: " + e.getMessage()));
       return reply;
     }
@@ -351,7 +385,8 @@ public final class ClusterLog implements AutoCloseable {
     Command first = commands.get(0);
     byte[] kafkaKey = transaction || first.size() < 2 ? null : first.arg(1);
     if (!outgoing.offer(
-        new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value)))) {
+        new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value), size))) {
+      outgoingBytes.addAndGet(-size);
       reply.complete(TRY_AGAIN);
     }
     return reply;
@@ -361,8 +396,12 @@ public final class ClusterLog implements AutoCloseable {
     try {
       while (!closing) {
         Outgoing o = outgoing.poll(100, TimeUnit.MILLISECONDS);
-        if (o == null || !pending.containsKey(o.request())) {
-          continue; // its client was answered already (timed out): do not write it late
+        if (o == null) {
+          continue;
+        }
+        outgoingBytes.addAndGet(-o.bytes());
+        if (!pending.containsKey(o.request())) {
+          continue; // its client was answered already (timed out, gone): do not write it late
         }
         try {
           producer.send(
@@ -384,7 +423,13 @@ public final class ClusterLog implements AutoCloseable {
   /** Kafka did not confirm the record; it may have it all the same, and apply it. */
   private void unknownOutcome(long request, Exception e) {
     CompletableFuture<Reply> f = pending.remove(request);
-    if (f != null) {
+    if (f != null && e instanceof org.apache.kafka.common.errors.RecordTooLargeException) {
+      f.complete(
+          Reply.err(
+              "Kafka refused the record as too large ("
+                  + e.getMessage()
+                  + "); it was not applied"));
+    } else if (f != null) {
       f.complete(
           Reply.err(
               "the write's outcome is unknown: Kafka did not confirm it ("
@@ -411,8 +456,16 @@ public final class ClusterLog implements AutoCloseable {
                 offsets.forget(partition, done);
               }
             });
+    // Kafka's own timeout, shorter than the caller's: a broker that does not answer fails the
+    // WAITLOG with its reason rather than running it out.
+    int asked =
+        (int)
+            Math.max(
+                1, Math.min(Math.min(timeoutMillis / 2, options.writeTimeoutMillis()), 60_000));
     admin
-        .listOffsets(Map.of(new TopicPartition(topic, partition), OffsetSpec.latest()))
+        .listOffsets(
+            Map.of(new TopicPartition(topic, partition), OffsetSpec.latest()),
+            new ListOffsetsOptions().timeoutMs(asked))
         .all()
         .whenComplete(
             (ends, e) -> {
@@ -448,6 +501,7 @@ public final class ClusterLog implements AutoCloseable {
         if (catchUpTo != null) {
           joinWhenCaughtUp();
         }
+        probeBrokers();
       }
     } catch (WakeupException e) {
       // closing
@@ -540,6 +594,56 @@ public final class ClusterLog implements AutoCloseable {
     return caughtUp && stopped == null;
   }
 
+  /** When the brokers last answered a probe (millis since the epoch); 0 before the first. */
+  private volatile long brokersAnsweredAt = System.currentTimeMillis();
+
+  private volatile @Nullable String brokersError;
+  private volatile boolean probing;
+  private long probedAt;
+
+  /**
+   * From the tailer, at most once a second: asks the brokers who they are, without waiting, so INFO
+   * can say when Kafka stops answering (a poll that gets no records says nothing either way).
+   */
+  private void probeBrokers() {
+    long now = System.currentTimeMillis();
+    if (probing || now - probedAt < 1000) {
+      return;
+    }
+    probing = true;
+    probedAt = now;
+    int timeout = (int) Math.min(5000, options.nodeTimeoutMillis());
+    admin
+        .describeCluster(new DescribeClusterOptions().timeoutMs(timeout))
+        .nodes()
+        .whenComplete(
+            (nodes, e) -> {
+              if (e == null) {
+                brokersAnsweredAt = System.currentTimeMillis();
+                brokersError = null;
+              } else {
+                brokersError = e.getMessage();
+              }
+              probing = false;
+            });
+  }
+
+  /**
+   * Whether the brokers answer: null while they do, else why not and since when. A node that cannot
+   * reach Kafka times its writes out and serves reads from the state it has.
+   */
+  public @Nullable String brokersUnreachable() {
+    String error = brokersError;
+    long silent = System.currentTimeMillis() - brokersAnsweredAt;
+    if (error == null && silent < Math.max(5000, 2 * options.nodeTimeoutMillis())) {
+      return null;
+    }
+    return "no answer from Kafka for "
+        + silent / 1000
+        + " s"
+        + (error == null ? "" : " (" + error + ")");
+  }
+
   /** Why this node stopped applying records, or null while it applies them. */
   public @Nullable String stopped() {
     return stopped;
@@ -570,18 +674,23 @@ public final class ClusterLog implements AutoCloseable {
     }
     List<Command> commands = rec == null ? List.of() : commandsOf(rec, r);
     Reply reply = null;
-    journal.beginCommand();
-    try {
+    // The record's keys stay locked until its changes and offset are numbered, together, when the
+    // transaction closes: the handlers' own writes nest inside it and unlock before that, and a
+    // snapshot imaging a key in between would hold a change the log replays on top of it.
+    try (Engine.Transaction locked = engine.transaction(applier.keysOf(commands))) {
       if (rec != null && commands.isEmpty()) {
         reply = Reply.err("the log carries only keyed data commands of the record's partition");
       } else if (rec != null) {
         boolean transaction = rec.transaction();
         reply = engine.at(r.timestamp(), () -> run(commands, transaction));
       }
+      try {
+        faults.at(StoreFaults.Step.APPLY_BEFORE_OFFSET);
+      } catch (org.rocksdb.RocksDBException e) {
+        throw new IllegalStateException(e);
+      }
       journal.putMeta(
           offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());
-    } finally {
-      journal.endCommand();
     }
     applied.incrementAndGet();
     offsets.advance(r.partition(), r.offset() + 1);
@@ -601,7 +710,7 @@ public final class ClusterLog implements AutoCloseable {
     List<Command> out = new ArrayList<>(rec.commands().size());
     for (List<byte[]> c : rec.commands()) {
       Command command = new Command(c.toArray(byte[][]::new));
-      int slot = logSlot.applyAsInt(command);
+      int slot = applier.logSlot(command);
       if (slot < 0 || Slots.partition(slot, topology.partitions()) != r.partition()) {
         log.warn(
             "skipped record {} of {}-{}: {} is not a keyed data command of this partition",

@@ -202,9 +202,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                       config.getInt("cluster-write-timeout")),
                   server.engine,
                   server.store,
-                  command -> server.dispatcher.dispatch(applier, command),
-                  server.dispatcher::logSlot,
-                  server::journalFailure);
+                  server.dispatcher.recordApplier(applier),
+                  server::journalFailure,
+                  faults);
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);
         }

@@ -32,7 +32,9 @@ public interface StoreFaults {
     /** A background write of rows (a dedup table's pending claims), before it is written. */
     ROWS_WRITE,
     /** A durability waiter, after it found its change unwritten, before it takes the lock. */
-    WAITER_REGISTER
+    WAITER_REGISTER,
+    /** A cluster node's tailer, after a record's commands ran, before its offset is stored. */
+    APPLY_BEFORE_OFFSET
   }
 
   /** Called at {@code step}; throws to make it fail. */
@@ -45,7 +47,8 @@ public interface StoreFaults {
    * {@code pause} (print {@code fault: paused at STEP} on standard output and wait forever, for a
    * test to kill the process there), {@code error} (throw an Error), {@code oom} (allocate more
    * than the heap holds: a real OutOfMemoryError) or {@code fail} (a RocksDB error), each the first
-   * time the step is reached. For tests; none when the property is absent.
+   * time the step is reached, or the Nth with {@code STEP:ACTION:N}. For tests; none when the
+   * property is absent.
    */
   static StoreFaults fromSystemProperty() {
     String spec = System.getProperty("idem.fault");
@@ -53,12 +56,16 @@ public interface StoreFaults {
   }
 
   static StoreFaults parse(String spec) {
-    int colon = spec.indexOf(':');
-    if (colon < 0) {
-      throw new IllegalArgumentException("idem.fault (" + spec + ") must be STEP:ACTION");
+    String[] parts = spec.split(":", -1);
+    if (parts.length < 2 || parts.length > 3) {
+      throw new IllegalArgumentException("idem.fault (" + spec + ") must be STEP:ACTION[:N]");
     }
-    Step target = Step.valueOf(spec.substring(0, colon).trim().toUpperCase(Locale.ROOT));
-    String action = spec.substring(colon + 1).trim().toLowerCase(Locale.ROOT);
+    Step target = Step.valueOf(parts[0].trim().toUpperCase(Locale.ROOT));
+    String action = parts[1].trim().toLowerCase(Locale.ROOT);
+    int nth = parts.length == 3 ? Integer.parseInt(parts[2].trim()) : 1;
+    if (nth < 1) {
+      throw new IllegalArgumentException("idem.fault's N (" + nth + ") must be at least 1");
+    }
     if (!action.equals("pause")
         && !action.equals("error")
         && !action.equals("oom")
@@ -66,19 +73,22 @@ public interface StoreFaults {
       throw new IllegalArgumentException(
           "idem.fault action (" + action + ") must be pause, error, oom or fail");
     }
-    return new Once(target, action);
+    return new Once(target, action, nth);
   }
 
-  /** Fires once, at its step. */
+  /** Fires once, the Nth time its step is reached. */
   final class Once implements StoreFaults {
     private final Step target;
     private final String action;
+    private int reached;
+    private final int nth;
     private volatile boolean fired;
     private static volatile @Nullable Object sink;
 
-    Once(Step target, String action) {
+    Once(Step target, String action, int nth) {
       this.target = target;
       this.action = action;
+      this.nth = nth;
     }
 
     @Override
@@ -87,7 +97,7 @@ public interface StoreFaults {
         return;
       }
       synchronized (this) {
-        if (fired) {
+        if (fired || ++reached < nth) {
           return;
         }
         fired = true;

@@ -386,12 +386,29 @@ class ClusterLogTest {
       node = node(broker, port, "cluster-write-timeout", "2000");
       try (RespClient c = new RespClient(port)) {
         assertThat(c.call("BF.ADD", "seen", "a")).isEqualTo(1L);
+        // A write too large for a record is refused before it is copied, and said not applied
+        // (finding 11: Kafka refused it, and the reply called its outcome unknown).
+        String big = "x".repeat(2 << 20);
+        assertThat(render(c.call("BF.ADD", "seen", big)))
+            .contains("over the cluster log's limit")
+            .contains("it was not applied");
+        assertThat(c.call("BF.EXISTS", "seen", big)).isEqualTo(0L);
       }
     }
     try (node;
         RespClient c = new RespClient(port)) {
       Object r = c.call("BF.ADD", "seen", "b"); // the broker is gone: within 2 × 2 s, an error
       assertThat(render(r)).contains("the write's outcome is unknown");
+      // INFO says so, and WAITLOG fails with Kafka's reason, not as a wait that ran out.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!infoField(c, "cluster_log_status").startsWith("unreachable")
+          && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertThat(infoField(c, "cluster_log_status"))
+          .startsWith("unreachable: no answer from Kafka");
+      assertThat(render(c.call("WAITLOG", "seen", "20000")))
+          .startsWith("Err[text=ERR WAITLOG failed: ");
       assertThat(c.call("PING")).isEqualTo("PONG");
       assertThat(c.call("BF.EXISTS", "seen", "a")).isEqualTo(1L);
       assertThat(c.call("BF.EXISTS", "seen", "b")).isEqualTo(0L);
@@ -528,6 +545,55 @@ class ClusterLogTest {
             assertThat(infoField(cb, "cluster_log_applied")).isEqualTo("0");
           }
         }
+      }
+    }
+  }
+
+  /**
+   * A connection's commands run in its order (finding 2): a read pipelined after a write sees it,
+   * whatever partition it went to; a read pipelined after WAITLOG sees every write the log held
+   * when WAITLOG was asked. Both read local state at once before, ahead of the write or WAITLOG.
+   */
+  @Test
+  void pipelinedCommands_runInTheConnectionsOrder_readsSeeTheWritesBeforeThem() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      try (ServerHarness a = replica(broker, "a", ports);
+          ServerHarness b = replica(broker, "b", ports);
+          RespClient ca = new RespClient(ports[0]);
+          RespClient cb = new RespClient(ports[1])) {
+        awaitInfo(ca, "cluster_live_nodes", "a,b");
+        awaitInfo(cb, "cluster_log_caught_up", "1");
+        for (int i = 0; i < 200; i++) {
+          ca.send("BF.ADD", "p-" + i, "x");
+          ca.send("BF.EXISTS", "p-" + i, "x");
+          ca.send("COUNTER.INCRBY", "{c}" + (i % 7), "*", "n", "1");
+          ca.send("COUNTER.QUERY", "{c}" + (i % 7), "*", "1h", "NAMES", "n");
+        }
+        ca.flush();
+        for (int i = 0; i < 200; i++) {
+          assertThat(ca.read()).as("BF.ADD p-%d", i).isEqualTo(1L);
+          assertThat(ca.read()).as("BF.EXISTS p-%d after its add", i).isEqualTo(1L);
+          assertThat(ca.read()).isEqualTo(2L);
+          assertThat(render(ca.read()))
+              .as("COUNTER.QUERY after increment %d", i)
+              .isEqualTo("[[" + (i / 7 + 1) + "]]");
+        }
+        // Writes b has yet to apply: 3000 records from a producer that is not Idem, one batch.
+        Map<String, Object> batched = new HashMap<>(producerConfig(broker));
+        batched.put("linger.ms", "200");
+        batched.put("batch.size", Integer.toString(1 << 20));
+        try (CommandProducer idem =
+            new CommandProducer(new KafkaProducer<>(batched), "replicated", 4)) {
+          for (int i = 0; i < 3000; i++) {
+            idem.send("COUNTER.INCRBY", "{w}", "*", "n", "1");
+          }
+        }
+        cb.send("WAITLOG", "{w}", "20000");
+        cb.send("COUNTER.QUERY", "{w}", "*", "1h", "NAMES", "n");
+        cb.flush();
+        assertThat(cb.read()).isInstanceOf(Long.class);
+        assertThat(render(cb.read())).as("read pipelined after WAITLOG").isEqualTo("[[3000]]");
       }
     }
   }

@@ -98,7 +98,13 @@ public final class Info {
             field(b, "cluster_log_applied", server.clusterLog().applied());
             String stopped = server.clusterLog().stopped();
             String membership = server.clusterLog().membershipError();
-            field(b, "cluster_log_status", stopped == null ? "ok" : "stopped: " + stopped);
+            String unreachable = server.clusterLog().brokersUnreachable();
+            field(
+                b,
+                "cluster_log_status",
+                stopped != null
+                    ? "stopped: " + stopped
+                    : unreachable != null ? "unreachable: " + unreachable : "ok");
             field(b, "cluster_membership_status", membership == null ? "ok" : "err: " + membership);
             field(b, "cluster_live_nodes", String.join(",", server.cluster().liveNames()));
           }

@@ -707,6 +707,11 @@ public final class Engine implements AutoCloseable {
    * OutOfMemoryError once the heap is busy.
    */
   public boolean memoryFits(long bytes) {
+    if (FIXED_NOW.isBound()) {
+      // Applying a record of the cluster's log: the node that took the write decided on memory
+      // when it took it, and every node must apply it alike, whatever its own heap holds now.
+      return true;
+    }
     long max = maxMemory();
     return (max <= 0 || bytes <= max - usedMemory()) && bytes <= heapHeadroom();
   }

@@ -2,6 +2,7 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,33 @@ class EngineTimeTest {
     assertThat(at(11_000, "EXISTS", "k")).isEqualTo("(integer) 0");
     assertThat(h.engine.at(7, () -> h.engine.now())).isEqualTo(7L);
     assertThat(h.engine.now()).isEqualTo(5_000_000_000_000L); // outside, the clock again
+  }
+
+  /**
+   * A record of the cluster's log applies whatever the node's memory: a filter that one node's
+   * maxmemory (or heap, or snapshot images in flight) refuses would leave that replica without the
+   * item the others hold (finding 8).
+   */
+  @Test
+  void memoryRefusals_doNotApplyToARecordOfTheLog() {
+    h.engine.setMaxMemory(1);
+    assertThat(h.show("BF.RESERVE", "own", "0.01", "100000")).contains("memory");
+    var applier = io.idem.server.dispatch.Session.applier(9);
+    for (String[] words :
+        List.of(
+            new String[] {"BF.RESERVE", "applied", "0.01", "100000"},
+            new String[] {"TOPK.RESERVE", "top", "10", "1000", "5", "0.9"},
+            new String[] {"CF.RESERVE", "cf", "100000"},
+            new String[] {"CMS.INITBYDIM", "cms", "1000", "5"},
+            new String[] {"BF.ADD", "auto", "x"})) {
+      String reply =
+          h.engine.at(
+              1_000,
+              () ->
+                  io.idem.server.reply.Replies.show(
+                      h.dispatcher.dispatch(applier, io.idem.server.dispatch.Command.of(words))));
+      assertThat(reply).as(words[0]).isIn("OK", "(integer) 1");
+    }
   }
 
   @Test

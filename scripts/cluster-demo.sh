@@ -55,6 +55,14 @@ await_live() { # await_live INDEX NAMES: until node INDEX sees exactly NAMES liv
   return 1
 }
 show() { echo "\$ $*"; "$@"; }
+expect() { # expect REPLY COMMAND...: shows the command and its reply; fails if the reply differs
+  local want=$1 got
+  shift
+  echo "\$ $*"
+  got=$("$@")
+  echo "$got"
+  [ "$got" = "$want" ] || { echo "cluster-demo: expected '$want'" >&2; exit 1; }
+}
 
 for i in 0 1 2; do start_node "$i"; done
 await_live 0 a,b,c
@@ -62,10 +70,11 @@ await_live 1 a,b,c
 await_live 2 a,b,c
 echo "three nodes up: $nodes; six partitions, two nodes serve each"
 echo
-show redis-cli -c -p "$base" BF.ADD seen:alice item-1
-show redis-cli -c -p "$base" BF.ADD seen:alice item-1
-show redis-cli -c -p "$base" COUNTER.INCRBY clicks:alice '*' home 1
-show redis-cli -c -p "$((base + 2))" BF.EXISTS seen:alice item-1
+expect 1 redis-cli -c -p "$base" BF.ADD seen:alice item-1
+expect 0 redis-cli -c -p "$base" BF.ADD seen:alice item-1
+expect 2 redis-cli -c -p "$base" COUNTER.INCRBY clicks:alice '*' home 1
+show redis-cli -c -p "$((base + 2))" WAITLOG seen:alice 5000
+expect 1 redis-cli -c -p "$((base + 2))" BF.EXISTS seen:alice item-1
 show redis-cli -p "$base" CLUSTER KEYSLOT seen:alice
 show redis-cli -p "$base" CLUSTER NODES
 b_range=$(redis-cli -p "$base" CLUSTER NODES | awk -v b="127.0.0.1:$((base + 1))@" 'index($2, b) == 1 {print $9}')
@@ -79,13 +88,13 @@ for n in $(seq 1 200); do # a key in b's slots
   slot=$(redis-cli -p "$base" CLUSTER KEYSLOT "user:$n")
   if [ "$slot" -ge "${b_range%-*}" ] && [ "$slot" -le "${b_range#*-}" ]; then b_key="user:$n"; break; fi
 done
-show redis-cli -c -p "$base" BF.ADD "$b_key" written-while-b-is-down
+expect 1 redis-cli -c -p "$base" BF.ADD "$b_key" written-while-b-is-down
 echo
 echo "restart node b: it catches up from Kafka, then rejoins"
 start_node 1
 await_live 0 a,b,c
 show redis-cli -c -p "$((base + 1))" WAITLOG "$b_key" 5000
-show redis-cli -p "$((base + 1))" BF.EXISTS "$b_key" written-while-b-is-down
+expect 1 redis-cli -p "$((base + 1))" BF.EXISTS "$b_key" written-while-b-is-down
 if [ "$keep" = yes ]; then
   echo
   echo "the cluster stays up: redis-cli -c -p $base; Ctrl-C stops it"

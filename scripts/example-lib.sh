@@ -8,13 +8,12 @@ example_run() {
   . scripts/jdk.sh
   idem_find_jdk25
   export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
-  local build=(./mvnw -B -q -pl idem-core,idem-server,idem-client -am test-compile
-    -Dspotless.check.skip=true)
-  "${build[@]}" -o >&2 || "${build[@]}" >&2
+  # One build that compiles and resolves: idem-core and idem-server then come from this build,
+  # not from a local repository they may never have been installed into (a fresh clone).
   local cp_file=idem-client/target/example.classpath
-  local resolve=(./mvnw -B -q -pl idem-client dependency:build-classpath
-    -Dmdep.outputFile="$PWD/$cp_file" -Dmdep.includeScope=test)
-  "${resolve[@]}" -o >&2 || "${resolve[@]}" >&2
+  local build=(./mvnw -B -q -pl idem-client -am test-compile dependency:build-classpath
+    -Dspotless.check.skip=true -Dmdep.outputFile="$PWD/$cp_file" -Dmdep.includeScope=test)
+  "${build[@]}" -o >&2 || "${build[@]}" >&2
   exec "$JAVA_HOME/bin/java" \
     -cp "idem-client/target/test-classes:idem-client/target/classes:$(cat "$cp_file")" \
     "io.idem.client.example.$class" "$@"

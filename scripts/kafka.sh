@@ -9,7 +9,10 @@
 kafka_classpath() { # the kafka_2.13 broker and its dependencies, resolved by Maven (offline first)
   local out=idem-server/target/kafka-broker.classpath
   if [ ! -s "$out" ]; then
-    local resolve=(./mvnw -B -q -pl idem-server dependency:build-classpath
+    # With -am and compile, idem-core comes from this build (target/classes), not from a local
+    # repository it may never have been installed into (a fresh clone).
+    local resolve=(./mvnw -B -q -pl idem-server -am -Dmaven.test.skip=true
+      -Dspotless.check.skip=true compile dependency:build-classpath
       -Dmdep.outputFile="$PWD/$out" -Dmdep.includeScope=test)
     "${resolve[@]}" -o >&2 || "${resolve[@]}" >&2 || return 1
   fi

@@ -29,6 +29,38 @@ public final class Engine implements AutoCloseable {
   private final ConcurrentSkipListMap<Key, Entry> keys = new ConcurrentSkipListMap<>();
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
+
+  /**
+   * On a node with a log: where keys due by this node's clock go to become a record, instead of
+   * being deleted here; null on a server alone.
+   */
+  private volatile @Nullable DueKeys dueKeys;
+
+  /** Takes the keys whose expiry came by the clock, on a node where only the log deletes. */
+  @FunctionalInterface
+  public interface DueKeys {
+    /**
+     * The key's expiry at {@code atMillis} has come by this node's clock: ask the log to delete it.
+     * False if it was asked already and the record has not been applied yet.
+     */
+    boolean due(byte[] key, long atMillis);
+  }
+
+  /**
+   * Makes this a node whose keys expire by the log only: a read treats a key whose time has come as
+   * absent but leaves it; applying a record deletes the record's keys whose time came by the
+   * record's time; and the keys due by the clock go to {@code sink}, to become records. So every
+   * node applying the same records deletes the same keys at the same point of the log.
+   */
+  public void expireByLog(DueKeys sink) {
+    this.dueKeys = sink;
+  }
+
+  /** Whether keys expire by the log only (see {@link #expireByLog}). */
+  public boolean expiresByLog() {
+    return dueKeys != null;
+  }
+
   private final AtomicLong nextId;
   private final AtomicLong dataset = new AtomicLong();
   private final LongAdder expiredKeys = new LongAdder();
@@ -357,6 +389,9 @@ public final class Engine implements AutoCloseable {
   private @Nullable Entry live(Key k) {
     Entry e = keys.get(k);
     if (e != null && e.expireAtMillis() <= now()) {
+      if (dueKeys != null && !FIXED_NOW.isBound()) {
+        return null; // gone for this node's reads; only a record of the log deletes it
+      }
       removeLocked(e);
       expiredKeys.increment();
       return null;
@@ -562,6 +597,11 @@ public final class Engine implements AutoCloseable {
    */
   public int expireDue(int limit) {
     long now = now();
+    DueKeys sink = dueKeys;
+    if (sink != null) {
+      askLogToExpire(sink, now, limit);
+      return 0;
+    }
     int n = 0;
     while (n < limit) {
       Expiry x = expiries.isEmpty() ? null : expiries.first();
@@ -585,6 +625,43 @@ public final class Engine implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  /**
+   * Hands up to {@code limit} due keys to the log's sink, earliest first, skipping those asked for
+   * already; drops stale index entries on the way. Deletes nothing.
+   */
+  private void askLogToExpire(DueKeys sink, long now, int limit) {
+    int asked = 0;
+    int visited = 0;
+    for (Expiry x : expiries) {
+      if (x.atMillis() > now || asked >= limit || visited++ >= 10 * limit) {
+        break;
+      }
+      Key k = x.key();
+      ReentrantLock lock = lockOf(k);
+      lock.lock();
+      try {
+        Entry e = keys.get(k);
+        if (e == null || e.id() != x.id() || e.expireAtMillis() != x.atMillis()) {
+          expiries.remove(x); // stale: the key was renamed, deleted or re-expired
+          continue;
+        }
+      } finally {
+        lock.unlock();
+      }
+      if (sink.due(k.bytes(), x.atMillis())) {
+        asked++;
+      }
+    }
+  }
+
+  /**
+   * EXPIREDUE: deletes the key if its time has come by now (a record's time, on a node with a log),
+   * as a read by a client would. True if the key is absent afterwards.
+   */
+  public boolean expireIfDue(byte[] key) {
+    return write(key, tx -> tx.entry() == null);
   }
 
   public long expiredKeys() {

@@ -30,6 +30,7 @@ import java.io.File;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -205,6 +206,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                   server.dispatcher.recordApplier(applier),
                   server::journalFailure,
                   faults);
+          server.engine.expireByLog(server::askLogToExpire);
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);
         }
@@ -287,6 +289,35 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       throw new StartException("cannot listen on " + address + ":" + port + ": " + why, e);
     }
   }
+
+  /** Keys this node asked the log to expire whose record is not applied yet: asked once each. */
+  private final java.util.Set<java.nio.ByteBuffer> expiring = ConcurrentHashMap.newKeySet();
+
+  /**
+   * On a node with a log, a key due by this node's clock: the acting node of its slot produces an
+   * EXPIREDUE record, which every server of the slot applies at the same point of the log (as a
+   * Redis primary sends its replicas a DEL). The other servers leave it to that node.
+   */
+  private boolean askLogToExpire(byte[] key, long atMillis) {
+    ClusterLog log = clusterLog;
+    ClusterTopology topology = cluster;
+    int slot = io.idem.server.cluster.Slots.of(key);
+    if (log == null
+        || topology == null
+        || !log.caughtUp()
+        || topology.nodeOfSlot(slot) != topology.self()) {
+      return false;
+    }
+    java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key);
+    if (!expiring.add(k)) {
+      return false;
+    }
+    log.submit(new io.idem.server.dispatch.Command(new byte[][] {EXPIREDUE, key}), slot)
+        .whenComplete((r, e) -> expiring.remove(k));
+    return true;
+  }
+
+  private static final byte[] EXPIREDUE = "EXPIREDUE".getBytes(StandardCharsets.US_ASCII);
 
   private void startBackground() {
     // Active expiry: only due keys are visited, from the expiry index.

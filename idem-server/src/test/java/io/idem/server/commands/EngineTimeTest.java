@@ -56,6 +56,49 @@ class EngineTimeTest {
     }
   }
 
+  /**
+   * On a node with a log, a key's expiry is the log's to apply (finding 6): this node's clock, far
+   * ahead of the records (a replica catching up), neither deletes the key on a read nor in the
+   * expiry round; it hands the key to the log instead. A record that renews it before its time
+   * keeps its items, and EXPIREDUE at a record time past its expiry deletes it. The clock's round
+   * deleted it, so the next record made a new, empty filter: a false negative for good.
+   */
+  @Test
+  void onANodeWithALog_theClockExpiresNothing_recordsDo() {
+    List<String> asked = new java.util.ArrayList<>();
+    h.engine.expireByLog(
+        (key, at) ->
+            asked.add(new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + at));
+    var applier = io.idem.server.dispatch.Session.applier(9);
+    java.util.function.BiFunction<Long, String[], String> record =
+        (t, words) ->
+            h.engine.at(
+                t,
+                () ->
+                    io.idem.server.reply.Replies.show(
+                        h.dispatcher.dispatch(applier, io.idem.server.dispatch.Command.of(words))));
+    assertThat(record.apply(1_000L, new String[] {"BF.ADD", "seen", "x"})).isEqualTo("(integer) 1");
+    assertThat(record.apply(1_000L, new String[] {"PEXPIRE", "seen", "600000"}))
+        .isEqualTo("(integer) 1");
+    // By this node's clock the key is long gone: reads say so, and nothing is deleted.
+    assertThat(h.show("EXISTS", "seen")).isEqualTo("(integer) 0");
+    assertThat(h.engine.expireDue(1000)).isZero();
+    assertThat(asked).containsExactly("seen@601000");
+    // The records, at their own times: renewed before its end, the filter keeps its items.
+    assertThat(record.apply(500_000L, new String[] {"BF.ADD", "seen", "y"}))
+        .isEqualTo("(integer) 1");
+    assertThat(record.apply(500_000L, new String[] {"PEXPIRE", "seen", "600000"}))
+        .isEqualTo("(integer) 1");
+    assertThat(record.apply(900_000L, new String[] {"BF.EXISTS", "seen", "x"}))
+        .isEqualTo("(integer) 1");
+    assertThat(record.apply(900_000L, new String[] {"EXPIREDUE", "seen"}))
+        .isEqualTo("(integer) 0"); // renewed: not due at the record's time
+    assertThat(record.apply(1_100_000L, new String[] {"EXPIREDUE", "seen"}))
+        .isEqualTo("(integer) 1");
+    assertThat(record.apply(1_100_000L, new String[] {"EXISTS", "seen"})).isEqualTo("(integer) 0");
+    assertThat(h.show("DBSIZE")).isEqualTo("(integer) 0"); // deleted by the record
+  }
+
   @Test
   void dedupWindows_followTheFixedTime() {
     assertThat(at(0, "DEDUP.RESERVE", "d", "60")).isEqualTo("OK");

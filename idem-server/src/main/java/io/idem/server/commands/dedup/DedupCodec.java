@@ -313,7 +313,11 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
             entry,
             tx -> {
               long now = engine.now();
-              t.advance(tx, now);
+              if (!engine.expiresByLog()) {
+                // On a node with a log the window moves only with the records' times: moved by
+                // this node's clock, a replica catching up would drop slices the log still holds.
+                t.advance(tx, now);
+              }
               rows[0] = t.startFlush(now, false);
               return Boolean.TRUE;
             });

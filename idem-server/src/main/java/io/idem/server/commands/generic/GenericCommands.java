@@ -164,6 +164,7 @@ public final class GenericCommands {
             .key()
             .build(),
         command("persist", 2, doc("key", Keyspace::persist)).flags(WRITE, FAST).key().build(),
+        command("expiredue", 2, doc("key", Keyspace::expireDue)).flags(WRITE, FAST).key().build(),
         command(
                 "scan",
                 -2,

@@ -141,6 +141,15 @@ public final class Keyspace {
     return call.engine().persist(call.arg(1)) ? Reply.ONE : Reply.ZERO;
   }
 
+  /**
+   * EXPIREDUE key: deletes the key if its time to live has run out (at the record's time, on a node
+   * with a log); 1 if the key is absent afterwards, 0 if it lives. How a node with a log expires
+   * keys: its due keys become these records, so every replica deletes them at one point of the log.
+   */
+  public static Reply expireDue(Call call) {
+    return call.engine().expireIfDue(call.arg(1)) ? Reply.ONE : Reply.ZERO;
+  }
+
   /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */
   public static Reply scan(Call call) {
     Long cursor = Parse.unsignedOrNull(call.arg(1));

@@ -259,6 +259,7 @@ public final class ClusterLog implements AutoCloseable {
                       new NewTopic(topic, Optional.of(topology.partitions()), Optional.empty())))
               .all()
               .get(30, TimeUnit.SECONDS);
+          checkDurability(a);
           return;
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof TopicExistsException)) {
@@ -277,6 +278,7 @@ public final class ClusterLog implements AutoCloseable {
                 + " partitions, and cluster-partitions says "
                 + topology.partitions());
       }
+      checkDurability(a);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reaching Kafka at " + options.bootstrap());
@@ -290,6 +292,46 @@ public final class ClusterLog implements AutoCloseable {
               + (e.getCause() == null ? e : e.getCause()).getMessage(),
           e);
     }
+  }
+
+  /**
+   * Why the topic's settings do not keep an acknowledged write through a broker's loss, or null.
+   */
+  private volatile @Nullable String durabilityWarning;
+
+  /**
+   * Warns when the topic cannot keep an acknowledged write through the loss of one broker: that
+   * takes a replication factor of at least 3 and min.insync.replicas of at least 2 (with acks=all,
+   * which the producer sets). INFO cluster shows the warning too.
+   */
+  private void checkDurability(Admin a)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    TopicDescription d =
+        a.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+    int replicas = d.partitions().isEmpty() ? 0 : d.partitions().get(0).replicas().size();
+    org.apache.kafka.common.config.ConfigResource resource =
+        new org.apache.kafka.common.config.ConfigResource(
+            org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+    var config = a.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+    var entry = config == null ? null : config.get("min.insync.replicas");
+    int minIsr = entry == null || entry.value() == null ? 1 : Integer.parseInt(entry.value());
+    if (replicas < 3 || minIsr < 2) {
+      durabilityWarning =
+          "topic "
+              + topic
+              + " has replication factor "
+              + replicas
+              + " and min.insync.replicas "
+              + minIsr
+              + ": an acknowledged write survives the loss of a broker only with at least 3 and 2"
+              + " (docs/cluster.md)";
+      log.warn(durabilityWarning);
+    }
+  }
+
+  /** Why the topic does not keep acknowledged writes through a broker's loss, or null. */
+  public @Nullable String durabilityWarning() {
+    return durabilityWarning;
   }
 
   String offsetName(int partition) {

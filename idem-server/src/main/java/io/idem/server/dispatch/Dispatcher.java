@@ -173,6 +173,12 @@ public final class Dispatcher {
     }
     String failure = server.journalFailure();
     if (failure != null && spec.has(CommandSpec.Flag.WRITE)) {
+      if (session.isApplier()) {
+        // The write is in the cluster's log already: other nodes apply it. Only this one cannot.
+        return "ERR this node could not apply the write, its own log failed ("
+            + failure
+            + "); the write is in the cluster's log and the other nodes serving its slot apply it";
+      }
       return "MISCONF Idem cannot write its log, so writes are refused: " + failure;
     }
     return null;

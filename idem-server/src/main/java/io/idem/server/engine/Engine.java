@@ -293,12 +293,15 @@ public final class Engine implements AutoCloseable {
     void close();
   }
 
-  /** What a WATCH saw of a key: its live entry (null if missing) and that entry's version. */
-  public record Watched(@Nullable Entry entry, long version) {}
+  /**
+   * What a WATCH saw of a key: its live value's id (0 if missing) and that value's version. Not the
+   * value itself, which a session would keep on the heap after the key is deleted.
+   */
+  public record Watched(long id, long version) {}
 
   /** The key as WATCH sees it now. */
   public Watched watch(byte[] key) {
-    return peek(key, e -> new Watched(e, e == null ? 0 : e.version));
+    return peek(key, e -> e == null ? new Watched(0, 0) : new Watched(e.id(), e.version));
   }
 
   /**
@@ -306,7 +309,8 @@ public final class Engine implements AutoCloseable {
    * created. A key created and deleted again in between is not seen (Redis would see it).
    */
   public boolean touchedSince(byte[] key, Watched seen) {
-    return peek(key, e -> e != seen.entry() || e != null && e.version != seen.version());
+    return peek(
+        key, e -> e == null ? seen.id() != 0 : e.id() != seen.id() || e.version != seen.version());
   }
 
   private final class Tx implements KeyTx {
@@ -483,6 +487,7 @@ public final class Engine implements AutoCloseable {
         expiries.add(new Expiry(e.expireAtMillis(), e.id(), to));
       }
       e.setKey(to);
+      e.version++; // WATCH sees a key renamed away and back: it changed
       keys.put(to, e);
       dataset.addAndGet(to.bytes().length - from.bytes().length);
       e.memory += to.bytes().length - from.bytes().length;

@@ -123,6 +123,18 @@ class TransactionCommandsTest {
     assertThat(h.show("EXEC")).isEqualTo("[PONG]");
   }
 
+  /** A key renamed away and back is a change, as Redis sees it (finding 13: EXEC ran). */
+  @Test
+  void watch_seesAKeyRenamedAwayAndBack() {
+    h.call("BF.ADD", "f", "a");
+    h.call("WATCH", "f");
+    byOther("RENAME", "f", "g");
+    byOther("RENAME", "g", "f");
+    h.call("MULTI");
+    h.call("PING");
+    assertThat(h.show("EXEC")).isEqualTo("(nil)");
+  }
+
   @Test
   void clientList_showsTheQueueAndTheWatchedKeys() {
     h.call("WATCH", "f", "g");

@@ -393,6 +393,12 @@ class ClusterLogTest {
             .contains("over the cluster log's limit")
             .contains("it was not applied");
         assertThat(c.call("BF.EXISTS", "seen", big)).isEqualTo(0L);
+        // The test broker's topic has one replica: INFO warns (finding 13).
+        assertThat(infoField(c, "cluster_log_durability"))
+            .startsWith("warn: topic idem has replication factor 1 and min.insync.replicas 1");
+        // A node alone may not change what filters the log's records make (finding 13).
+        assertThat(render(c.call("CONFIG", "SET", "bf-layout", "blocked")))
+            .contains("every node of a cluster with a log must make the same filters");
       }
     }
     try (node;

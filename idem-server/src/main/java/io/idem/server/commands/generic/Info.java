@@ -106,6 +106,8 @@ public final class Info {
                     ? "stopped: " + stopped
                     : unreachable != null ? "unreachable: " + unreachable : "ok");
             field(b, "cluster_membership_status", membership == null ? "ok" : "err: " + membership);
+            String durability = server.clusterLog().durabilityWarning();
+            field(b, "cluster_log_durability", durability == null ? "ok" : "warn: " + durability);
             field(b, "cluster_live_nodes", String.join(",", server.cluster().liveNames()));
           }
         }

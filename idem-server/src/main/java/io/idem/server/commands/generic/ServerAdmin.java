@@ -75,6 +75,13 @@ public final class ServerAdmin {
       if (!s.mutable()) {
         throw setFailed(given, "can't set immutable config");
       }
+      if (s.name().equals("bf-layout") && call.server().clusterLog() != null) {
+        // The layout decides what every filter made from a record is: changed on one node, its
+        // replicas would build other filters from the same log.
+        throw setFailed(
+            given,
+            "every node of a cluster with a log must make the same filters; set it at start");
+      }
       if (settings.contains(s)) {
         throw setFailed(given, "duplicate parameter");
       }

@@ -27,7 +27,7 @@ public final class QueueStats {
       Engine.ScanPage page = engine.scan(cursor, 1000, null, QueueCodec.INSTANCE.typeName());
       for (byte[] key : page.keys()) {
         Counts c =
-            engine.read(
+            engine.peek(
                 key,
                 e -> {
                   JobQueue q = e == null ? null : Entry.valueOrNull(e, QueueCodec.INSTANCE);

@@ -65,6 +65,51 @@ public final class Engine implements AutoCloseable {
   private final AtomicLong dataset = new AtomicLong();
   private final LongAdder expiredKeys = new LongAdder();
 
+  /**
+   * The keys of each listed type (see {@link ValueCodec#listed}), by type id: what INFO and the
+   * metrics endpoint show one by one, found without a walk of the keyspace.
+   */
+  private final Map<Byte, java.util.Set<Key>> listed = new ConcurrentHashMap<>();
+
+  private void listedAdd(Entry e) {
+    if (e.codec().listed()) {
+      listed.computeIfAbsent(e.codec().typeId(), t -> ConcurrentHashMap.newKeySet()).add(e.key());
+    }
+  }
+
+  private void listedRemove(Entry e) {
+    if (e.codec().listed()) {
+      java.util.Set<Key> set = listed.get(e.codec().typeId());
+      if (set != null) {
+        set.remove(e.key());
+      }
+    }
+  }
+
+  /**
+   * Up to {@code limit} keys holding the listed type (see {@link ValueCodec#listed}), in no order;
+   * O(limit), whatever the keyspace holds.
+   */
+  public List<byte[]> keysOf(ValueCodec<?> codec, int limit) {
+    java.util.Set<Key> set = listed.get(codec.typeId());
+    List<byte[]> out = new ArrayList<>();
+    if (set != null) {
+      for (Key k : set) {
+        if (out.size() >= limit) {
+          break;
+        }
+        out.add(k.bytes());
+      }
+    }
+    return out;
+  }
+
+  /** How many keys hold the listed type; O(1). */
+  public int countOf(ValueCodec<?> codec) {
+    java.util.Set<Key> set = listed.get(codec.typeId());
+    return set == null ? 0 : set.size();
+  }
+
   /** Values with background work (see {@link ValueCodec#background}). */
   private final java.util.Set<Entry> background = ConcurrentHashMap.newKeySet();
 
@@ -339,6 +384,7 @@ public final class Engine implements AutoCloseable {
       }
       Entry e = new Entry(nextId.getAndIncrement(), key, codec, value);
       keys.put(key, e);
+      listedAdd(e);
       if (codec.hasBackgroundWork()) {
         background.add(e);
       }
@@ -405,6 +451,7 @@ public final class Engine implements AutoCloseable {
 
   private void removeLocked(Entry e) {
     keys.remove(e.key(), e);
+    listedRemove(e);
     background.remove(e);
     dataset.addAndGet(-e.memory);
     e.memory = 0;
@@ -475,6 +522,7 @@ public final class Engine implements AutoCloseable {
       }
       if (old != null) {
         keys.remove(to, old);
+        listedRemove(old);
         dataset.addAndGet(-old.memory);
         old.memory = 0;
         if (old.expireAtMillis() != Entry.PERSISTENT) {
@@ -482,6 +530,7 @@ public final class Engine implements AutoCloseable {
         }
       }
       keys.remove(from, e);
+      listedRemove(e);
       if (e.expireAtMillis() != Entry.PERSISTENT) {
         expiries.remove(new Expiry(e.expireAtMillis(), e.id(), from));
         expiries.add(new Expiry(e.expireAtMillis(), e.id(), to));
@@ -489,6 +538,7 @@ public final class Engine implements AutoCloseable {
       e.setKey(to);
       e.version++; // WATCH sees a key renamed away and back: it changed
       keys.put(to, e);
+      listedAdd(e);
       dataset.addAndGet(to.bytes().length - from.bytes().length);
       e.memory += to.bytes().length - from.bytes().length;
       journal.renamed(from, e, old);
@@ -744,6 +794,7 @@ public final class Engine implements AutoCloseable {
     }
     try {
       keys.clear();
+      listed.clear();
       expiries.clear();
       dataset.set(0);
       journal.flushed();
@@ -832,6 +883,7 @@ public final class Engine implements AutoCloseable {
   public Entry load(Key key, long id, ValueCodec<?> codec, Object value, long expireAtMillis) {
     Entry e = new Entry(id, key, codec, value);
     keys.put(key, e);
+    listedAdd(e);
     if (expireAtMillis != Entry.PERSISTENT) {
       e.setExpireAtMillis(expireAtMillis);
       expiries.add(new Expiry(expireAtMillis, id, key));

@@ -43,6 +43,10 @@ public interface ValueCodec<T> {
   }
 
   /** Whether values of this type have background work: they are visited from creation on. */
+  default boolean listed() {
+    return false;
+  }
+
   default boolean hasBackgroundWork() {
     return false;
   }

@@ -83,6 +83,12 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     return JobQueue.class;
   }
 
+  /** Queues are listed one by one in INFO and the metrics: the engine keeps their keys apart. */
+  @Override
+  public boolean listed() {
+    return true;
+  }
+
   @Override
   public JobQueue create(byte[] recipe) throws IOException {
     if (recipe.length != 1 || recipe[0] != 1) {

@@ -6,9 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Every queue's counts, for INFO's queues section and the metrics endpoint: a walk of the keys of
- * type queue, each read under its lock. O(keys), so INFO shows it only when asked for (INFO queues,
- * INFO all).
+ * Every queue's counts, for INFO's queues section and the metrics endpoint: the queues the engine
+ * lists (no walk of the keyspace), each read under its lock, at most {@link #MAX_LISTED}.
  */
 public final class QueueStats {
 
@@ -18,34 +17,31 @@ public final class QueueStats {
   /** One queue's jobs as of now. */
   public record Counts(byte[] key, long ready, long delayed, long leased, long dead) {}
 
-  /** The queues and their counts, at most {@link #MAX_LISTED}; {@code total[0]} gets them all. */
+  /**
+   * The queues and their counts, at most {@link #MAX_LISTED}; {@code total[0]} gets how many there
+   * are. O(listed): the engine keeps the queues' keys apart, and a queue's counts are its sets'
+   * sizes.
+   */
   public static List<Counts> list(Engine engine, long[] total) {
+    total[0] = engine.countOf(QueueCodec.INSTANCE);
     List<Counts> out = new ArrayList<>();
-    long cursor = 0;
-    total[0] = 0;
-    do {
-      Engine.ScanPage page = engine.scan(cursor, 1000, null, QueueCodec.INSTANCE.typeName());
-      for (byte[] key : page.keys()) {
-        Counts c =
-            engine.peek(
-                key,
-                e -> {
-                  JobQueue q = e == null ? null : Entry.valueOrNull(e, QueueCodec.INSTANCE);
-                  if (q == null) {
-                    return null; // gone, or another type, since the scan saw it
-                  }
-                  long[] n = q.counts(engine.now());
-                  return new Counts(key, n[0], n[1], n[2], n[3]);
-                });
-        if (c != null) {
-          total[0]++;
-          if (out.size() < MAX_LISTED) {
-            out.add(c);
-          }
-        }
+    for (byte[] key : engine.keysOf(QueueCodec.INSTANCE, MAX_LISTED)) {
+      Counts c =
+          engine.peek(
+              key,
+              e -> {
+                JobQueue q = e == null ? null : Entry.valueOrNull(e, QueueCodec.INSTANCE);
+                if (q == null) {
+                  return null; // gone since it was listed
+                }
+                long[] n = q.counts(engine.now());
+                return new Counts(key, n[0], n[1], n[2], n[3]);
+              });
+      if (c != null) {
+        out.add(c);
       }
-      cursor = page.cursor();
-    } while (cursor != 0);
+    }
+    out.sort((a, b) -> java.util.Arrays.compare(a.key(), b.key()));
     return out;
   }
 

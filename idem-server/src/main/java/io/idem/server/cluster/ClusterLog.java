@@ -1,9 +1,9 @@
 package io.idem.server.cluster;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import io.idem.server.store.StoreFaults;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;

@@ -1,7 +1,7 @@
 package io.idem.server.cluster;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -1,6 +1,7 @@
 package io.idem.server.dispatch;
 
 import io.idem.server.engine.Engine;
+import io.idem.server.request.Command;
 
 /** One command being run: who asked, what they asked, and the server that answers. */
 public record Call(Session session, Command command, ServerContext server) {

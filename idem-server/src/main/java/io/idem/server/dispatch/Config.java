@@ -1,5 +1,6 @@
 package io.idem.server.dispatch;
 
+import io.idem.server.engine.Glob;
 import io.idem.server.store.RocksStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -6,6 +6,7 @@ import io.idem.server.cluster.Slots;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.WrongTypeException;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

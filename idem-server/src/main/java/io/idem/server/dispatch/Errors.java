@@ -1,6 +1,7 @@
 package io.idem.server.dispatch;
 
 import io.idem.server.engine.WrongTypeException;
+import io.idem.server.request.Command;
 
 /** Redis's own error texts that several commands share, verbatim. */
 public final class Errors {

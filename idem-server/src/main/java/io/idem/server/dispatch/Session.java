@@ -1,5 +1,6 @@
 package io.idem.server.dispatch;
 
+import io.idem.server.request.Command;
 import org.jspecify.annotations.Nullable;
 
 /**

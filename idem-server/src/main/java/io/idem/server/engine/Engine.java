@@ -758,7 +758,7 @@ public final class Engine implements AutoCloseable {
       if (e.expireAtMillis() <= now) {
         continue;
       }
-      if (match != null && !io.idem.server.dispatch.Glob.matches(match, k.bytes())) {
+      if (match != null && !Glob.matches(match, k.bytes())) {
         continue;
       }
       if (type != null && !e.codec().typeName().equalsIgnoreCase(type)) {
@@ -774,8 +774,7 @@ public final class Engine implements AutoCloseable {
     List<byte[]> out = new ArrayList<>();
     long now = now();
     for (Map.Entry<Key, Entry> me : keys.entrySet()) {
-      if (me.getValue().expireAtMillis() > now
-          && io.idem.server.dispatch.Glob.matches(pattern, me.getKey().bytes())) {
+      if (me.getValue().expireAtMillis() > now && Glob.matches(pattern, me.getKey().bytes())) {
         out.add(me.getKey().bytes());
       }
     }

@@ -1,12 +1,12 @@
 package io.idem.server.net;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.dispatch.Dispatcher;
 import io.idem.server.dispatch.OutputBufferLimit;
 import io.idem.server.dispatch.Session;
 import io.idem.server.engine.Journal;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import io.idem.server.resp.QueryMemory;
 import io.idem.server.resp.RespDecoder;
 import io.idem.server.resp.RespEncoder;

@@ -312,7 +312,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     if (!expiring.add(k)) {
       return false;
     }
-    log.submit(new io.idem.server.dispatch.Command(new byte[][] {EXPIREDUE, key}), slot)
+    log.submit(new io.idem.server.request.Command(new byte[][] {EXPIREDUE, key}), slot)
         .whenComplete((r, e) -> expiring.remove(k));
     return true;
   }

@@ -1,7 +1,7 @@
 package io.idem.server.resp;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;

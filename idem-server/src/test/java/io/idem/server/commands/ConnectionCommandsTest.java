@@ -2,10 +2,10 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import org.junit.jupiter.api.Test;
 
 /** PING, ECHO, QUIT, SELECT, HELLO and AUTH. */

@@ -51,7 +51,7 @@ class EngineTimeTest {
               1_000,
               () ->
                   io.idem.server.reply.Replies.show(
-                      h.dispatcher.dispatch(applier, io.idem.server.dispatch.Command.of(words))));
+                      h.dispatcher.dispatch(applier, io.idem.server.request.Command.of(words))));
       assertThat(reply).as(words[0]).isIn("OK", "(integer) 1");
     }
   }
@@ -76,7 +76,7 @@ class EngineTimeTest {
                 t,
                 () ->
                     io.idem.server.reply.Replies.show(
-                        h.dispatcher.dispatch(applier, io.idem.server.dispatch.Command.of(words))));
+                        h.dispatcher.dispatch(applier, io.idem.server.request.Command.of(words))));
     assertThat(record.apply(1_000L, new String[] {"BF.ADD", "seen", "x"})).isEqualTo("(integer) 1");
     assertThat(record.apply(1_000L, new String[] {"PEXPIRE", "seen", "600000"}))
         .isEqualTo("(integer) 1");

@@ -1,6 +1,5 @@
 package io.idem.server.commands;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.dispatch.CommandRegistry;
 import io.idem.server.dispatch.Config;
 import io.idem.server.dispatch.Dispatcher;
@@ -10,6 +9,7 @@ import io.idem.server.dispatch.Stats;
 import io.idem.server.engine.Engine;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
+import io.idem.server.request.Command;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;

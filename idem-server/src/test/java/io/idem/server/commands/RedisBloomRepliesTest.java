@@ -2,7 +2,7 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.dispatch.Command;
+import io.idem.server.request.Command;
 import io.idem.server.resp.RespEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -2,9 +2,9 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.dispatch.Command;
 import io.idem.server.dispatch.Session;
 import io.idem.server.reply.Replies;
+import io.idem.server.request.Command;
 import org.junit.jupiter.api.Test;
 
 /** MULTI, EXEC, DISCARD, WATCH and UNWATCH through the dispatcher, with Redis's replies. */

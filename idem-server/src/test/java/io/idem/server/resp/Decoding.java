@@ -1,6 +1,6 @@
 package io.idem.server.resp;
 
-import io.idem.server.dispatch.Command;
+import io.idem.server.request.Command;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;

@@ -475,7 +475,7 @@ class RespDecoderTest {
     long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
     // The chunks as they arrive, then the argument they are joined into, and a little bookkeeping.
     assertThat(allocated).isLessThan(2L * size + (1 << 20));
-    io.idem.server.dispatch.Command command = channel.readInbound();
+    io.idem.server.request.Command command = channel.readInbound();
     assertThat(command.arg(2)).isEqualTo(value);
     channel.finishAndReleaseAll();
   }

@@ -1,4 +1,4 @@
-package io.idem.server.dispatch;
+package io.idem.server.engine;
 
 /**
  * Redis's glob patterns (KEYS, SCAN MATCH, CONFIG GET): {@code *}, {@code ?}, {@code [abc]}, {@code

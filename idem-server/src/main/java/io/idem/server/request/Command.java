@@ -1,4 +1,4 @@
-package io.idem.server.dispatch;
+package io.idem.server.request;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;

@@ -39,6 +39,7 @@ class CrashTest {
     types.addAll(SketchWorkloads.all());
     types.addAll(DedupWorkloads.all());
     types.add(new QueueWorkload());
+    types.add(new QueueLeaseWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());
     Path typesDir = tmp.resolve("types");
     Path keyspaceDir = tmp.resolve("keyspace");
@@ -127,6 +128,7 @@ class CrashTest {
         .start(
             () -> {
               Random random = new Random(cycle * 31L + w.name.hashCode());
+              w.port = server.port();
               try (RespClient c = new RespClient(server.port())) {
                 while (true) {
                   w.batch(c, random);

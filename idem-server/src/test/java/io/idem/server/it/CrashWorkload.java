@@ -28,6 +28,9 @@ abstract class CrashWorkload {
   /** The cycle under way, from 0. */
   int cycle;
 
+  /** The server's port in the cycle under way: for a workload that opens more connections. */
+  int port;
+
   CrashWorkload(String name) {
     this.name = name;
   }

@@ -427,7 +427,12 @@ public final class ClusterLog implements AutoCloseable {
     Command first = commands.get(0);
     byte[] kafkaKey = transaction || first.size() < 2 ? null : first.arg(1);
     if (!outgoing.offer(
-        new Outgoing(request, new ProducerRecord<>(topic, partition, kafkaKey, value), size))) {
+        new Outgoing(
+            request,
+            // Stamped with this node's time, the time every node applies the record at: the
+            // node that takes a write decides its time, as it decides everything else about it.
+            new ProducerRecord<>(topic, partition, engine.now(), kafkaKey, value),
+            size))) {
       outgoingBytes.addAndGet(-size);
       reply.complete(TRY_AGAIN);
     }

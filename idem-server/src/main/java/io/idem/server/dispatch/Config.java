@@ -187,6 +187,15 @@ public final class Config {
             "a checkpoint (CHECKPOINT's directory) to fill an empty data directory from at start"));
     c.define(
         integer(
+            "test-clock-offset",
+            0,
+            -365L * 86_400_000,
+            365L * 86_400_000,
+            false,
+            "for tests only: milliseconds added to this server's clock (a node whose clock is"
+                + " ahead or behind)"));
+    c.define(
+        integer(
             "cluster-write-timeout",
             30000,
             1000,

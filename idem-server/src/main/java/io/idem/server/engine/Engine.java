@@ -728,6 +728,68 @@ public final class Engine implements AutoCloseable {
     return expiries.size();
   }
 
+  /** Bytes of a digest (DEBUG DIGEST): SHA-1's, as Redis prints 40 hexadecimal digits. */
+  public static final int DIGEST_BYTES = 20;
+
+  /**
+   * DEBUG DIGEST: one hash of every key, its type, its expiry and its value's content, the same on
+   * any two nodes that hold the same data however they got there; all zeros for an empty keyspace.
+   * The keys' digests are combined by XOR, so the order keys are visited in does not matter. O(keys
+   * and their sizes), each key under its lock.
+   */
+  public byte[] digest() {
+    byte[] all = new byte[DIGEST_BYTES];
+    for (Key k : List.copyOf(keys.keySet())) {
+      byte[] one = digestOf(k.bytes());
+      for (int i = 0; i < DIGEST_BYTES; i++) {
+        all[i] ^= one[i];
+      }
+    }
+    return all;
+  }
+
+  /**
+   * DEBUG DIGEST-VALUE: the digest of one key (its name, type, expiry and value's content); all
+   * zeros if the key is missing. A key whose time ran out but that is not deleted yet (on a node
+   * with a log) counts as it is held.
+   */
+  public byte[] digestOf(byte[] key) {
+    Key k = new Key(key);
+    ReentrantLock lock = lockOf(k);
+    lock.lock();
+    try {
+      Entry e = keys.get(k);
+      if (e == null) {
+        return new byte[DIGEST_BYTES];
+      }
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-1");
+      md.update(java.nio.ByteBuffer.allocate(4).putInt(key.length).array());
+      md.update(key);
+      md.update(e.codec().typeName().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      md.update(java.nio.ByteBuffer.allocate(8).putLong(e.expireAtMillis()).array());
+      @SuppressWarnings("unchecked")
+      ValueCodec<Object> codec = (ValueCodec<Object>) e.codec();
+      codec.writeDigest(
+          e.value(),
+          new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+              md.update((byte) b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+              md.update(b, off, len);
+            }
+          });
+      return md.digest();
+    } catch (java.security.NoSuchAlgorithmException | java.io.IOException ex) {
+      throw new IllegalStateException("cannot digest " + k + ": " + ex.getMessage(), ex);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** One page of SCAN: the keys visited and the cursor to continue from (0 when done). */
   public record ScanPage(long cursor, List<byte[]> keys) {}
 

@@ -43,6 +43,15 @@ public interface ValueCodec<T> {
   }
 
   /** Whether values of this type have background work: they are visited from creation on. */
+  /**
+   * Writes what DEBUG DIGEST hashes of the value: its content in a form two nodes holding the same
+   * data write alike, however they got it. By default its snapshot; a value whose snapshot also
+   * holds work in progress (claims not yet written as rows) leaves that out.
+   */
+  default void writeDigest(T value, OutputStream out) throws IOException {
+    write(value, out);
+  }
+
   default boolean listed() {
     return false;
   }

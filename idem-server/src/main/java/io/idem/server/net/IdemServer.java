@@ -183,7 +183,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
               dir,
               Commands.codecs(),
               RocksStore.FsyncPolicy.parse(config.get("appendfsync")),
-              System::currentTimeMillis,
+              clock(config.getLong("test-clock-offset")),
               faults);
     } catch (IOException e) {
       throw new StartException(e.getMessage(), e);
@@ -288,6 +288,13 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                   : e.getClass().getSimpleName() + ": " + e.getMessage();
       throw new StartException("cannot listen on " + address + ":" + port + ": " + why, e);
     }
+  }
+
+  /** The engine's clock: the system's, moved by test-clock-offset in the tests of skewed nodes. */
+  private static java.util.function.LongSupplier clock(long offsetMillis) {
+    return offsetMillis == 0
+        ? System::currentTimeMillis
+        : () -> System.currentTimeMillis() + offsetMillis;
   }
 
   /** Keys this node asked the log to expire whose record is not applied yet: asked once each. */

@@ -81,6 +81,17 @@ class ClusterLogTest {
         "value.serializer", ByteArraySerializer.class.getName());
   }
 
+  /**
+   * A producer that is not Idem, to the replicated topic, whose records wait up to 200 ms to go in
+   * one batch: a replica then has many records to apply at once.
+   */
+  private static CommandProducer batchedProducer(KafkaBroker broker) {
+    Map<String, Object> batched = new HashMap<>(producerConfig(broker));
+    batched.put("linger.ms", "200");
+    batched.put("batch.size", Integer.toString(1 << 20));
+    return new CommandProducer(new KafkaProducer<>(batched), "replicated", 4);
+  }
+
   /** A reply as text: bulk strings decoded, lists in brackets. */
   private static String render(Object reply) {
     if (reply instanceof byte[] bytes) {
@@ -586,11 +597,7 @@ class ClusterLogTest {
               .isEqualTo("[[" + (i / 7 + 1) + "]]");
         }
         // Writes b has yet to apply: 3000 records from a producer that is not Idem, one batch.
-        Map<String, Object> batched = new HashMap<>(producerConfig(broker));
-        batched.put("linger.ms", "200");
-        batched.put("batch.size", Integer.toString(1 << 20));
-        try (CommandProducer idem =
-            new CommandProducer(new KafkaProducer<>(batched), "replicated", 4)) {
+        try (CommandProducer idem = batchedProducer(broker)) {
           for (int i = 0; i < 3000; i++) {
             idem.send("COUNTER.INCRBY", "{w}", "*", "n", "1");
           }
@@ -682,11 +689,7 @@ class ClusterLogTest {
           // Caught up and live, b still lags the log by what it has not applied yet. 3000
           // increments from a producer that is not Idem, in one batch: a read after WAITLOG on b
           // sees them all (without WAITLOG this read falls short: checked).
-          Map<String, Object> batched = new HashMap<>(producerConfig(broker));
-          batched.put("linger.ms", "200");
-          batched.put("batch.size", Integer.toString(1 << 20));
-          try (CommandProducer idem =
-              new CommandProducer(new KafkaProducer<>(batched), "replicated", 4)) {
+          try (CommandProducer idem = batchedProducer(broker)) {
             for (int i = 0; i < 3000; i++) {
               idem.send("COUNTER.INCRBY", "{late}", "*", "n", "1");
             }

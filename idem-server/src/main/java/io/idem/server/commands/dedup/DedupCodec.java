@@ -179,6 +179,20 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
 
   @Override
   public void write(DedupTable t, OutputStream os) throws IOException {
+    write(t, os, true);
+  }
+
+  /**
+   * The snapshot without the claims not yet written as rows: when a node writes them is its own
+   * affair, so two nodes holding the same claims may hold them pending or written. The slices'
+   * filters and counts cover every claim; the owners in rows are not in this version's digest.
+   */
+  @Override
+  public void writeDigest(DedupTable t, OutputStream os) throws IOException {
+    write(t, os, false);
+  }
+
+  private void write(DedupTable t, OutputStream os, boolean pending) throws IOException {
     DataOutputStream out = new DataOutputStream(os);
     out.writeByte(SNAPSHOT_VERSION);
     out.write(recipe(t.params, t.base(), t.bucketBits));
@@ -208,7 +222,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
         out.writeLong(v);
       }
     }
-    if (t.params.mode() == Mode.EXACT) {
+    if (t.params.mode() == Mode.EXACT && pending) {
       List<PendingClaims> unwritten = t.unwritten();
       out.writeByte(unwritten.size());
       for (PendingClaims p : unwritten) {

@@ -44,6 +44,32 @@ public final class GenericCommands {
                   "O(1)",
                   Keyspace::memoryUsage)));
 
+  static final Container DEBUG =
+      new Container(
+          "debug",
+          null,
+          List.of(
+              Sub.of(
+                  "digest",
+                  2,
+                  Set.of(READONLY, ADMIN),
+                  "",
+                  "Returns one hash of the whole keyspace: equal on two nodes that hold the same"
+                      + " data.",
+                  "O(N) where N is the keys and their sizes",
+                  Keyspace::digest),
+              new Sub(
+                  "digest-value",
+                  -3,
+                  Set.of(READONLY, ADMIN),
+                  2,
+                  -1,
+                  1,
+                  "key [key ...]",
+                  "Returns the hash of each key's type, expiry and content.",
+                  "O(N) where N is the keys' sizes",
+                  Keyspace::digestValue)));
+
   static final Container MODULE =
       new Container(
           "module",
@@ -178,6 +204,7 @@ public final class GenericCommands {
         command("flushdb", -1, doc("[ASYNC | SYNC]", Keyspace::flush)).flags(WRITE).build(),
         command("flushall", -1, doc("[ASYNC | SYNC]", Keyspace::flush)).flags(WRITE).build(),
         command("module", -2, MODULE).build(),
+        command("debug", -2, DEBUG).build(),
         command("memory", -2, MEMORY).build(),
         // ---- server
         command("info", -1, doc("[section...]", Info::info)).flags(LOADING, STALE).build(),

@@ -141,6 +141,20 @@ public final class Keyspace {
     return call.engine().persist(call.arg(1)) ? Reply.ONE : Reply.ZERO;
   }
 
+  /** DEBUG DIGEST: the keyspace's digest in hexadecimal (40 zeros when empty). */
+  public static Reply digest(Call call) {
+    return Reply.bulk(java.util.HexFormat.of().formatHex(call.engine().digest()));
+  }
+
+  /** DEBUG DIGEST-VALUE key [key ...]: each key's digest in hexadecimal (zeros if missing). */
+  public static Reply digestValue(Call call) {
+    List<Reply> out = new ArrayList<>();
+    for (int i = 2; i < call.argc(); i++) {
+      out.add(Reply.bulk(java.util.HexFormat.of().formatHex(call.engine().digestOf(call.arg(i)))));
+    }
+    return Reply.array(out);
+  }
+
   /**
    * EXPIREDUE key: deletes the key if its time to live has run out (at the record's time, on a node
    * with a log); 1 if the key is absent afterwards, 0 if it lives. How a node with a log expires

@@ -1,0 +1,192 @@
+package io.idem.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.cluster.CommandProducer;
+import io.idem.server.cluster.KafkaBroker;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A replica is a function of its log: nodes that apply the same topic hold the same state, whatever
+ * their clocks, memory limits and snapshot settings, and DEBUG DIGEST says so.
+ */
+class ReplicaDigestTest {
+
+  private static final String TOPIC = "digest";
+  private static final int PARTITIONS = 2;
+
+  @TempDir Path dir;
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** A node alone in its cluster that applies every partition of the topic. */
+  private ServerHarness node(KafkaBroker broker, String name, String... more) throws Exception {
+    int port = freePort();
+    List<String> settings =
+        new ArrayList<>(
+            List.of(
+                "port",
+                Integer.toString(port),
+                "cluster-enabled",
+                "yes",
+                "cluster-node",
+                "a",
+                "cluster-nodes",
+                "a=127.0.0.1:" + port,
+                "cluster-partitions",
+                Integer.toString(PARTITIONS),
+                "cluster-log",
+                broker.bootstrapServers(),
+                "cluster-topic",
+                TOPIC));
+    settings.addAll(List.of(more));
+    return new ServerHarness(dir.resolve(name), settings.toArray(String[]::new));
+  }
+
+  /** A key of each partition, for WAITLOG. */
+  private static List<String> keyInEachPartition() {
+    List<String> out = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      for (int i = 0; ; i++) {
+        String key = "w-" + i;
+        if (io.idem.server.cluster.Slots.partition(
+                io.idem.server.cluster.Slots.of(key.getBytes(StandardCharsets.UTF_8)), PARTITIONS)
+            == p) {
+          out.add(key);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The keys of either node whose digests differ, with both digests. */
+  private static List<String> differing(RespClient a, RespClient b) throws IOException {
+    java.util.TreeSet<String> keys = new java.util.TreeSet<>();
+    for (Object k : (List<?>) a.call("KEYS", "*")) {
+      keys.add(text(k));
+    }
+    for (Object k : (List<?>) b.call("KEYS", "*")) {
+      keys.add(text(k));
+    }
+    List<String> out = new ArrayList<>();
+    for (String k : keys) {
+      String da = text(a.call("DEBUG", "DIGEST-VALUE", k));
+      String db = text(b.call("DEBUG", "DIGEST-VALUE", k));
+      if (!da.equals(db)) {
+        out.add(k + " " + da + " " + db);
+      }
+    }
+    return out;
+  }
+
+  private static String text(Object reply) {
+    if (reply instanceof List<?> list) {
+      return list.stream().map(ReplicaDigestTest::text).toList().toString();
+    }
+    return reply instanceof byte[] b
+        ? new String(b, StandardCharsets.UTF_8)
+        : String.valueOf(reply);
+  }
+
+  /** The node's digest once it has applied the log up to its end, in every partition. */
+  private static String digestAtTheEnd(RespClient c) throws IOException {
+    for (String key : keyInEachPartition()) {
+      assertThat(c.call("WAITLOG", key, "20000")).isInstanceOf(Long.class);
+    }
+    return text(c.call("DEBUG", "DIGEST"));
+  }
+
+  /**
+   * Records of every type from a producer that is not Idem, applied by a node whose clock is an
+   * hour ahead and one whose clock is an hour behind, with other memory limits and snapshot
+   * settings, and by a third that starts later and replays the topic: one digest. The keys with a
+   * 10-minute TTL are due at once on the node ahead; it must not delete them, only ask the log to
+   * (its EXPIREDUE records, stamped with its time, then delete them on every node alike).
+   */
+  @Test
+  void nodesWithDifferentClocksAndSettings_applyingOneTopic_holdTheSameState() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      try (ServerHarness ahead = node(broker, "ahead", "test-clock-offset", "3600000");
+          ServerHarness behind =
+              node(
+                  broker,
+                  "behind",
+                  "test-clock-offset",
+                  "-3600000",
+                  "maxmemory",
+                  "64mb",
+                  "snapshot-log-bytes",
+                  "1mb",
+                  "snapshot-interval",
+                  "1");
+          RespClient a = new RespClient(ahead.port());
+          RespClient b = new RespClient(behind.port())) {
+        try (CommandProducer idem =
+            new CommandProducer(
+                new KafkaProducer<>(
+                    Map.of(
+                        "bootstrap.servers", broker.bootstrapServers(),
+                        "enable.idempotence", "true",
+                        "acks", "all",
+                        "key.serializer", ByteArraySerializer.class.getName(),
+                        "value.serializer", ByteArraySerializer.class.getName())),
+                TOPIC,
+                PARTITIONS)) {
+          idem.send("CMS.INITBYDIM", "cms", "100", "5");
+          idem.send("TOPK.RESERVE", "top", "3", "8", "3", "0.9");
+          idem.send("CF.RESERVE", "cf", "1000");
+          idem.send("TDIGEST.CREATE", "td");
+          idem.send("DEDUP.RESERVE", "d", "60");
+          for (int i = 0; i < 400; i++) {
+            idem.send("BF.ADD", "bf-" + (i % 20), "item-" + i);
+            if (i % 20 == 0) {
+              idem.send("PEXPIRE", "bf-" + (i % 40), "600000");
+            }
+            idem.send("CMS.INCRBY", "cms", "x-" + (i % 7), "1");
+            idem.send("TOPK.ADD", "top", i % 3 == 0 ? "heavy-" + (i % 9) : "light-" + i);
+            idem.send("CF.ADD", "cf", "c-" + (i % 50));
+            idem.send("TDIGEST.ADD", "td", Integer.toString(i));
+            idem.send("DEDUP.CLAIM", "d", "id-" + (i % 50), "owner-" + i);
+            idem.send("PFADD", "hll", "h-" + i);
+            idem.send("QUEUE.ADD", "q", "job-" + i, "ATTEMPTS", "2");
+            if (i % 5 == 0) {
+              idem.send("QUEUE.RESERVE", "q", "COUNT", "3", "LEASE", "1s");
+            }
+          }
+        }
+        String onA = digestAtTheEnd(a);
+        String onB = digestAtTheEnd(b);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!onA.equals(onB) && System.nanoTime() < deadline) {
+          Thread.sleep(200); // the node ahead's EXPIREDUE records on their way
+          onA = digestAtTheEnd(a);
+          onB = digestAtTheEnd(b);
+        }
+        assertThat(differing(a, b)).as("keys whose digests differ").isEmpty();
+        assertThat(onA).isEqualTo(onB).isNotEqualTo("0".repeat(40));
+        assertThat(a.call("DBSIZE")).isEqualTo(b.call("DBSIZE"));
+        try (ServerHarness late = node(broker, "late");
+            RespClient c = new RespClient(late.port())) {
+          assertThat(digestAtTheEnd(c)).isEqualTo(onA);
+          assertThat(text(c.call("DEBUG", "DIGEST-VALUE", "cms", "missing")))
+              .isEqualTo(text(a.call("DEBUG", "DIGEST-VALUE", "cms", "missing")));
+        }
+      }
+    }
+  }
+}

@@ -596,6 +596,68 @@ class ClusterLogTest {
               .as("COUNTER.QUERY after increment %d", i)
               .isEqualTo("[[" + (i / 7 + 1) + "]]");
         }
+        // The same through the cluster clients that pipeline: Lettuce async with its flushes
+        // held, JedisCluster's pipeline, redis-py's cluster pipeline. Each read follows its add.
+        io.lettuce.core.cluster.RedisClusterClient lettuce =
+            io.lettuce.core.cluster.RedisClusterClient.create(
+                io.lettuce.core.RedisURI.create("redis://127.0.0.1:" + ports[0]));
+        try (var conn = lettuce.connect()) {
+          // Lettuce itself may reorder commands to a node whose connection it is still opening
+          // (redis/lettuce#1951): open each node's connection first.
+          for (var node : conn.getPartitions()) {
+            conn.getConnection(node.getNodeId()).sync().ping();
+          }
+          conn.setReadFrom(io.lettuce.core.ReadFrom.UPSTREAM); // reads where the writes go
+          conn.setAutoFlushCommands(false);
+          List<io.lettuce.core.RedisFuture<Long>> adds = new ArrayList<>();
+          List<io.lettuce.core.RedisFuture<Long>> counts = new ArrayList<>();
+          for (int i = 0; i < 200; i++) {
+            adds.add(conn.async().pfadd("lettuce-" + i, "x"));
+            counts.add(conn.async().pfcount("lettuce-" + i));
+          }
+          conn.flushCommands();
+          for (int i = 0; i < 200; i++) {
+            assertThat(adds.get(i).get(20, java.util.concurrent.TimeUnit.SECONDS))
+                .as("Lettuce PFADD lettuce-%d", i)
+                .isEqualTo(1L);
+            assertThat(counts.get(i).get(20, java.util.concurrent.TimeUnit.SECONDS))
+                .as("Lettuce PFCOUNT lettuce-%d after its PFADD", i)
+                .isEqualTo(1L);
+          }
+        } finally {
+          lettuce.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        try (var jedis =
+                new redis.clients.jedis.JedisCluster(
+                    new redis.clients.jedis.HostAndPort("127.0.0.1", ports[0]));
+            var pipeline = jedis.pipelined()) {
+          List<redis.clients.jedis.Response<Long>> counts = new ArrayList<>();
+          for (int i = 0; i < 200; i++) {
+            pipeline.pfadd("jedis-" + i, "x");
+            counts.add(pipeline.pfcount("jedis-" + i));
+          }
+          pipeline.sync();
+          for (int i = 0; i < 200; i++) {
+            assertThat(counts.get(i).get()).as("JedisCluster PFCOUNT jedis-%d", i).isEqualTo(1L);
+          }
+        }
+        String script =
+            "import redis\n"
+                + "r = redis.RedisCluster(host='127.0.0.1', port="
+                + ports[0]
+                + ")\n"
+                + "p = r.pipeline()\n"
+                + "for i in range(200):\n"
+                + "    p.execute_command('BF.ADD', 'py-%d' % i, 'x')\n"
+                + "    p.execute_command('BF.EXISTS', 'py-%d' % i, 'x')\n"
+                + "print(sorted(set(p.execute())))\n";
+        Process py = new ProcessBuilder("/usr/bin/python3", "-").redirectErrorStream(true).start();
+        try (var in = py.getOutputStream()) {
+          in.write(script.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(py.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(py.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(out).as("redis-py's cluster pipeline: every reply 1").isEqualTo("[1]\n");
         // Writes b has yet to apply: 3000 records from a producer that is not Idem, one batch.
         try (CommandProducer idem = batchedProducer(broker)) {
           for (int i = 0; i < 3000; i++) {

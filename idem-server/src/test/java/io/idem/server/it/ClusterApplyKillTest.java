@@ -27,23 +27,7 @@ class ClusterApplyKillTest {
 
   private static ServerProcess node(Path data, int port, String bootstrap, List<String> jvm)
       throws IOException {
-    return ServerProcess.start(
-        data,
-        jvm,
-        "port",
-        Integer.toString(port),
-        "cluster-enabled",
-        "yes",
-        "cluster-node",
-        "a",
-        "cluster-nodes",
-        "a=127.0.0.1:" + port,
-        "cluster-partitions",
-        "2",
-        "cluster-log",
-        bootstrap,
-        "cluster-topic",
-        "applykill");
+    return ServerProcess.start(data, jvm, LoneNode.settings(port, bootstrap, "applykill", 2));
   }
 
   /**

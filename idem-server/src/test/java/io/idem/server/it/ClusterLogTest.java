@@ -51,25 +51,8 @@ class ClusterLogTest {
   }
 
   private ServerHarness node(KafkaBroker broker, int port, String... more) throws Exception {
-    List<String> settings =
-        new ArrayList<>(
-            List.of(
-                "port",
-                Integer.toString(port),
-                "cluster-enabled",
-                "yes",
-                "cluster-node",
-                "a",
-                "cluster-nodes",
-                "a=127.0.0.1:" + port,
-                "cluster-partitions",
-                "4",
-                "cluster-log",
-                broker.bootstrapServers(),
-                "cluster-topic",
-                "idem"));
-    settings.addAll(List.of(more));
-    return new ServerHarness(dir.resolve("node"), settings.toArray(String[]::new));
+    return new ServerHarness(
+        dir.resolve("node"), LoneNode.settings(port, broker.bootstrapServers(), "idem", 4, more));
   }
 
   private static Map<String, Object> producerConfig(KafkaBroker broker) {

@@ -35,26 +35,9 @@ class ReplicaDigestTest {
 
   /** A node alone in its cluster that applies every partition of the topic. */
   private ServerHarness node(KafkaBroker broker, String name, String... more) throws Exception {
-    int port = freePort();
-    List<String> settings =
-        new ArrayList<>(
-            List.of(
-                "port",
-                Integer.toString(port),
-                "cluster-enabled",
-                "yes",
-                "cluster-node",
-                "a",
-                "cluster-nodes",
-                "a=127.0.0.1:" + port,
-                "cluster-partitions",
-                Integer.toString(PARTITIONS),
-                "cluster-log",
-                broker.bootstrapServers(),
-                "cluster-topic",
-                TOPIC));
-    settings.addAll(List.of(more));
-    return new ServerHarness(dir.resolve(name), settings.toArray(String[]::new));
+    return new ServerHarness(
+        dir.resolve(name),
+        LoneNode.settings(freePort(), broker.bootstrapServers(), TOPIC, PARTITIONS, more));
   }
 
   /** A key of each partition, for WAITLOG. */

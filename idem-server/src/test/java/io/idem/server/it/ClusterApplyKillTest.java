@@ -83,12 +83,6 @@ class ClusterApplyKillTest {
   }
 
   private static String render(Object reply) {
-    if (reply instanceof byte[] bytes) {
-      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-    }
-    if (reply instanceof List<?> list) {
-      return list.stream().map(ClusterApplyKillTest::render).toList().toString();
-    }
-    return String.valueOf(reply);
+    return RespClient.text(reply);
   }
 }

@@ -75,15 +75,8 @@ class ClusterLogTest {
     return new CommandProducer(new KafkaProducer<>(batched), "replicated", 4);
   }
 
-  /** A reply as text: bulk strings decoded, lists in brackets. */
   private static String render(Object reply) {
-    if (reply instanceof byte[] bytes) {
-      return new String(bytes, StandardCharsets.UTF_8);
-    }
-    if (reply instanceof List<?> list) {
-      return list.stream().map(ClusterLogTest::render).toList().toString();
-    }
-    return String.valueOf(reply);
+    return RespClient.text(reply);
   }
 
   /** DEDUP.CLAIM's reply as "answer owner". */

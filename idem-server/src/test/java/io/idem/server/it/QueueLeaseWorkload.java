@@ -3,7 +3,6 @@ package io.idem.server.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,9 +54,7 @@ final class QueueLeaseWorkload extends CrashWorkload {
   void create(RespClient c) {}
 
   private static String text(Object reply) {
-    return reply instanceof byte[] b
-        ? new String(b, StandardCharsets.UTF_8)
-        : String.valueOf(reply);
+    return RespClient.text(reply);
   }
 
   /** One lease change, its job, and the reply that must come. */

@@ -78,12 +78,7 @@ class ReplicaDigestTest {
   }
 
   private static String text(Object reply) {
-    if (reply instanceof List<?> list) {
-      return list.stream().map(ReplicaDigestTest::text).toList().toString();
-    }
-    return reply instanceof byte[] b
-        ? new String(b, StandardCharsets.UTF_8)
-        : String.valueOf(reply);
+    return RespClient.text(reply);
   }
 
   /** The node's digest once it has applied the log up to its end, in every partition. */

@@ -162,4 +162,15 @@ final class RespClient implements AutoCloseable {
   public void close() throws IOException {
     socket.close();
   }
+
+  /** A reply as text: bulk strings decoded as UTF-8, arrays in brackets, the rest as they print. */
+  static String text(Object reply) {
+    if (reply instanceof byte[] bytes) {
+      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+    if (reply instanceof List<?> list) {
+      return list.stream().map(RespClient::text).toList().toString();
+    }
+    return String.valueOf(reply);
+  }
 }

@@ -98,6 +98,14 @@ final class ServerProcess implements AutoCloseable {
     process.waitFor(30, TimeUnit.SECONDS);
   }
 
+  /** Sends a signal by name ({@code STOP}, {@code CONT}) with kill(1): Java has no SIGSTOP. */
+  void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
   /** SIGTERM, then wait for a graceful exit. */
   int terminate() throws InterruptedException {
     process.destroy();

@@ -771,6 +771,8 @@ public final class Engine implements AutoCloseable {
       ValueCodec<Object> codec = (ValueCodec<Object>) e.codec();
       codec.writeDigest(
           e.value(),
+          e.id(),
+          rows(),
           new java.io.OutputStream() {
             @Override
             public void write(int b) {

@@ -37,6 +37,15 @@ final class MemoryRows implements Rows {
   }
 
   @Override
+  public void scan(long valueId, java.util.function.BiConsumer<byte[], byte[]> visit) {
+    for (var e :
+        rows.subMap(Rows.scopedKey(valueId, new byte[0]), Rows.scopedKey(valueId + 1, new byte[0]))
+            .entrySet()) {
+      visit.accept(Arrays.copyOfRange(e.getKey(), 8, e.getKey().length), e.getValue().clone());
+    }
+  }
+
+  @Override
   public void writeNow(long valueId, java.util.List<RowChange> changes) {
     apply(valueId, changes);
   }

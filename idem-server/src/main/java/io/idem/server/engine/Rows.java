@@ -29,6 +29,14 @@ public interface Rows {
     return out;
   }
 
+  /**
+   * Visits every row of the value in unsigned key order (keys without the value's id), as the store
+   * holds them once every change journaled before the call is written: for DEBUG DIGEST, which
+   * holds the key's lock, so only background writes ({@link #writeNow}) may land meanwhile. Blocks
+   * until those changes are written.
+   */
+  void scan(long valueId, java.util.function.BiConsumer<byte[], byte[]> visit);
+
   /** About how many bytes the value's rows take in the store (its disk share), or 0. */
   long approximateBytes(long valueId);
 

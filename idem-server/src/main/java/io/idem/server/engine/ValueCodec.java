@@ -42,13 +42,13 @@ public interface ValueCodec<T> {
     return false;
   }
 
-  /** Whether values of this type have background work: they are visited from creation on. */
   /**
    * Writes what DEBUG DIGEST hashes of the value: its content in a form two nodes holding the same
-   * data write alike, however they got it. By default its snapshot; a value whose snapshot also
-   * holds work in progress (claims not yet written as rows) leaves that out.
+   * data write alike, however they got it. By default its snapshot; a value with rows adds them
+   * ({@code rows}, under {@code valueId}), and a value whose snapshot also holds work in progress
+   * (claims not yet written as rows) writes its content in one form, written or not.
    */
-  default void writeDigest(T value, OutputStream out) throws IOException {
+  default void writeDigest(T value, long valueId, Rows rows, OutputStream out) throws IOException {
     write(value, out);
   }
 
@@ -56,6 +56,7 @@ public interface ValueCodec<T> {
     return false;
   }
 
+  /** Whether values of this type have background work: they are visited from creation on. */
   default boolean hasBackgroundWork() {
     return false;
   }

@@ -16,7 +16,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.rocksdb.Range;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.SizeApproximationFlag;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
@@ -213,6 +215,22 @@ final class RowOverlay implements Rows {
       }
     }
     return row;
+  }
+
+  @Override
+  public void scan(long valueId, java.util.function.BiConsumer<byte[], byte[]> visit) {
+    durability.awaitDurable(committer.lastSeq()); // the overlay is then written out
+    try (Slice upper = new Slice(Rows.scopedKey(valueId + 1, new byte[0]));
+        ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+        RocksIterator it = db.db.newIterator(db.rows, options)) {
+      for (it.seek(Rows.scopedKey(valueId, new byte[0])); it.isValid(); it.next()) {
+        byte[] k = it.key();
+        visit.accept(Arrays.copyOfRange(k, 8, k.length), it.value());
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new UncheckedIOException(new IOException("cannot read rows: " + e.getMessage(), e));
+    }
   }
 
   @Override

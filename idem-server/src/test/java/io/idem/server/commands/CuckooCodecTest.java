@@ -101,6 +101,11 @@ class CuckooCodecTest {
         }
 
         @Override
+        public void scan(long valueId, java.util.function.BiConsumer<byte[], byte[]> visit) {
+          throw new UnsupportedOperationException("no rows here");
+        }
+
+        @Override
         public long approximateBytes(long valueId) {
           return 0;
         }

@@ -9,6 +9,7 @@ import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.RowChange;
+import io.idem.server.engine.Rows;
 import io.idem.server.engine.ValueCodec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -183,13 +184,31 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   }
 
   /**
-   * The snapshot without the claims not yet written as rows: when a node writes them is its own
-   * affair, so two nodes holding the same claims may hold them pending or written. The slices'
-   * filters and counts cover every claim; the owners in rows are not in this version's digest.
+   * The snapshot without the claims not yet written as rows, then, for an exact table, every live
+   * slice's holders, id by id in order, from rows and pending claims alike: when a node writes its
+   * claims as rows is its own affair, so two nodes holding the same claims may hold them pending or
+   * written, in rows packed differently.
    */
   @Override
-  public void writeDigest(DedupTable t, OutputStream os) throws IOException {
+  public void writeDigest(DedupTable t, long valueId, Rows rows, OutputStream os)
+      throws IOException {
     write(t, os, false);
+    if (t.params.mode() != Mode.EXACT) {
+      return;
+    }
+    DataOutputStream out = new DataOutputStream(os);
+    for (Map.Entry<Long, java.util.TreeMap<byte[], byte[]>> slice :
+        t.holders(rows, valueId).entrySet()) {
+      out.writeLong(slice.getKey());
+      out.writeInt(slice.getValue().size());
+      for (Map.Entry<byte[], byte[]> claim : slice.getValue().entrySet()) {
+        out.writeShort(claim.getKey().length);
+        out.write(claim.getKey());
+        out.writeByte(claim.getValue().length);
+        out.write(claim.getValue());
+      }
+    }
+    out.flush();
   }
 
   private void write(DedupTable t, OutputStream os, boolean pending) throws IOException {

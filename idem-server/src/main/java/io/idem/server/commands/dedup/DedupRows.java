@@ -3,6 +3,7 @@ package io.idem.server.commands.dedup;
 import io.idem.server.dispatch.CommandException;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
+import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,6 +85,64 @@ final class DedupRows {
     out.write(v);
   }
 
+  /** A checked chunk's columns: where each starts in the row, and where the chunk ends. */
+  private record Chunk(int kind, int n, int lengths, int ids, int shared, int rests, int end) {
+    int idLength(byte[] row, int k) {
+      return (row[lengths + 2 * k] & 0xff) << 8 | row[lengths + 2 * k + 1] & 0xff;
+    }
+  }
+
+  /**
+   * The chunk at offset i, its lengths checked against the row.
+   *
+   * @throws CommandException if it is not a chunk (a corrupt store)
+   */
+  private static Chunk chunkAt(byte[] row, int i) {
+    int kind = row[i];
+    if (kind != CLAIMS && kind != RELEASES || row.length - i < 5) {
+      throw corrupt();
+    }
+    long n =
+        (row[i + 1] & 0xffL) << 24
+            | (row[i + 2] & 0xff) << 16
+            | (row[i + 3] & 0xff) << 8
+            | row[i + 4] & 0xff;
+    i += 5;
+    if (n * 2 > row.length - i) {
+      throw corrupt();
+    }
+    int lengths = i;
+    i += (int) n * 2;
+    int ids = i;
+    for (int k = 0; k < n; k++) {
+      int len = (row[lengths + 2 * k] & 0xff) << 8 | row[lengths + 2 * k + 1] & 0xff;
+      if (len > DedupArgs.MAX_ID_BYTES || len > row.length - i) {
+        throw corrupt();
+      }
+      i += len;
+    }
+    if (kind == RELEASES) {
+      return new Chunk(kind, (int) n, lengths, ids, -1, -1, i);
+    }
+    if (n * 2 > row.length - i) {
+      throw corrupt();
+    }
+    int shared = i;
+    int rests = i + (int) n;
+    i += (int) n * 2;
+    int before = 0; // the length of the owner before
+    for (int k = 0; k < n; k++) {
+      int keep = row[shared + k] & 0xff;
+      int rest = row[rests + k] & 0xff;
+      if (keep > before || keep + rest > DedupArgs.MAX_OWNER_BYTES || rest > row.length - i) {
+        throw corrupt();
+      }
+      before = keep + rest;
+      i += rest;
+    }
+    return new Chunk(kind, (int) n, lengths, ids, shared, rests, i);
+  }
+
   /**
    * Who the row says holds the id: the owner in its last record of the id, null if there is none or
    * it is a release.
@@ -92,59 +151,52 @@ final class DedupRows {
    */
   static byte @Nullable [] holderIn(byte[] row, byte[] id) {
     byte[] holder = null;
-    int i = 0;
-    while (i < row.length) {
-      int kind = row[i];
-      if (kind != CLAIMS && kind != RELEASES || row.length - i < 5) {
-        throw corrupt();
-      }
-      long n =
-          (row[i + 1] & 0xffL) << 24
-              | (row[i + 2] & 0xff) << 16
-              | (row[i + 3] & 0xff) << 8
-              | row[i + 4] & 0xff;
-      i += 5;
-      if (n * 2 > row.length - i) {
-        throw corrupt();
-      }
-      int lengths = i;
-      i += (int) n * 2;
+    for (int i = 0; i < row.length; ) {
+      Chunk c = chunkAt(row, i);
       int found = -1;
-      for (int k = 0; k < n; k++) {
-        int len = (row[lengths + 2 * k] & 0xff) << 8 | row[lengths + 2 * k + 1] & 0xff;
-        if (len > DedupArgs.MAX_ID_BYTES || len > row.length - i) {
-          throw corrupt();
-        }
-        if (len == id.length && Arrays.equals(row, i, i + len, id, 0, len)) {
+      for (int k = 0, at = c.ids(); k < c.n(); k++) {
+        int len = c.idLength(row, k);
+        if (len == id.length && Arrays.equals(row, at, at + len, id, 0, len)) {
           found = k;
         }
-        i += len;
-      }
-      if (kind == RELEASES) {
-        holder = found >= 0 ? null : holder;
-        continue;
-      }
-      if (n * 2 > row.length - i) {
-        throw corrupt();
-      }
-      int shared = i;
-      int rests = i + (int) n;
-      i += (int) n * 2;
-      int before = 0; // the length of the owner before
-      for (int k = 0; k < n; k++) {
-        int keep = row[shared + k] & 0xff;
-        int rest = row[rests + k] & 0xff;
-        if (keep > before || keep + rest > DedupArgs.MAX_OWNER_BYTES || rest > row.length - i) {
-          throw corrupt();
-        }
-        before = keep + rest;
-        i += rest;
+        at += len;
       }
       if (found >= 0) {
-        holder = ownerAt(row, shared, rests, found, (int) n);
+        holder = c.kind() == RELEASES ? null : ownerAt(row, c.shared(), c.rests(), found, c.n());
       }
+      i = c.end();
     }
     return holder;
+  }
+
+  /**
+   * Every record of the row, in order: each claim's id and owner, each release's id and null.
+   *
+   * @throws CommandException if the row is not a run of chunks (a corrupt store)
+   */
+  static void records(byte[] row, BiConsumer<byte[], byte @Nullable []> visit) {
+    for (int i = 0; i < row.length; ) {
+      Chunk c = chunkAt(row, i);
+      int ownerBytes = c.rests() + c.n(); // where the owners' unshared bytes start
+      byte[] before = new byte[0];
+      for (int k = 0, at = c.ids(); k < c.n(); k++) {
+        int len = c.idLength(row, k);
+        byte[] id = Arrays.copyOfRange(row, at, at + len);
+        at += len;
+        if (c.kind() == RELEASES) {
+          visit.accept(id, null);
+          continue;
+        }
+        int keep = row[c.shared() + k] & 0xff;
+        int rest = row[c.rests() + k] & 0xff;
+        byte[] owner = Arrays.copyOf(before, keep + rest);
+        System.arraycopy(row, ownerBytes, owner, keep, rest);
+        ownerBytes += rest;
+        before = owner;
+        visit.accept(id, owner);
+      }
+      i = c.end();
+    }
   }
 
   /** Rebuilds owner k of a checked claims chunk from its columns. */

@@ -896,6 +896,44 @@ public final class DedupTable {
   }
 
   /** The claims not yet rows (EXACT), those being written first: what a snapshot keeps. */
+  /**
+   * EXACT: who holds each id, by live slice, from the rows and the claims not written yet: the
+   * table's content however much of it the background has written (DEBUG DIGEST).
+   */
+  TreeMap<Long, TreeMap<byte[], byte[]>> holders(Rows rows, long valueId) {
+    TreeMap<Long, TreeMap<byte[], byte[]>> out = new TreeMap<>();
+    rows.scan(
+        valueId,
+        (key, row) -> {
+          long slice = ByteBuffer.wrap(key).getLong();
+          if (slice >= floor) {
+            TreeMap<byte[], byte[]> held =
+                out.computeIfAbsent(slice, x -> new TreeMap<>(Arrays::compareUnsigned));
+            DedupRows.records(row, (id, owner) -> record(held, id, owner));
+          }
+        });
+    for (PendingClaims p : unwritten()) { // the flushing ones first: they are older
+      for (int off : p.offsets()) {
+        long slice = p.slice(off);
+        if (slice >= floor) {
+          TreeMap<byte[], byte[]> held =
+              out.computeIfAbsent(slice, x -> new TreeMap<>(Arrays::compareUnsigned));
+          record(held, p.id(off), p.isReleased(off) ? null : p.owner(off));
+        }
+      }
+    }
+    out.values().removeIf(Map::isEmpty);
+    return out;
+  }
+
+  private static void record(TreeMap<byte[], byte[]> held, byte[] id, byte @Nullable [] owner) {
+    if (owner == null) {
+      held.remove(id);
+    } else {
+      held.put(id, owner);
+    }
+  }
+
   List<PendingClaims> unwritten() {
     return flushing == null ? List.of(pending) : List.of(flushing, pending);
   }

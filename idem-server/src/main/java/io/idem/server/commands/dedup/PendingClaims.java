@@ -233,6 +233,18 @@ final class PendingClaims {
     return len == id.length && Arrays.equals(c, p, p + len, id, 0, id.length);
   }
 
+  /** Every record's offset, oldest first. */
+  int[] offsets() {
+    java.util.stream.IntStream.Builder out = java.util.stream.IntStream.builder();
+    for (int k = 0; k <= last; k++) {
+      byte[] c = chunks[k];
+      for (int p = 0; p < fill(k); p = releasedAt(c, p) + 1) {
+        out.add(k << CHUNK_SHIFT | p);
+      }
+    }
+    return out.build().toArray();
+  }
+
   long slice(int off) {
     return getLong(chunk(off), pos(off));
   }

@@ -4,7 +4,9 @@ import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedTable;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
+import io.idem.server.engine.Rows;
 import io.idem.server.engine.ValueCodec;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -84,6 +86,31 @@ public abstract class WindowedTableCodec<T extends WindowedTable> implements Val
   @Override
   public final void write(T value, OutputStream out) throws IOException {
     out.write(recipeOf(value));
+  }
+
+  /** The snapshot, then every row: its key and value, each after its length. */
+  @Override
+  public final void writeDigest(T value, long valueId, Rows rows, OutputStream out)
+      throws IOException {
+    write(value, out);
+    DataOutputStream data = new DataOutputStream(out);
+    try {
+      rows.scan(
+          valueId,
+          (k, v) -> {
+            try {
+              data.writeInt(k.length);
+              data.write(k);
+              data.writeInt(v.length);
+              data.write(v);
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          });
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
+    }
+    data.flush();
   }
 
   @Override

@@ -37,13 +37,51 @@ public final class Engine implements AutoCloseable {
   private volatile @Nullable DueKeys dueKeys;
 
   /** Takes the keys whose expiry came by the clock, on a node where only the log deletes. */
-  @FunctionalInterface
+  /** Where a node with a log sends the work its clock starts, to become records. */
   public interface DueKeys {
     /**
      * The key's expiry at {@code atMillis} has come by this node's clock: ask the log to delete it.
      * False if it was asked already and the record has not been applied yet.
      */
     boolean due(byte[] key, long atMillis);
+
+    /**
+     * The key's value has a window that this node's clock has moved past (dedup slices that left
+     * it, counter rows past their retention): ask the log to move it. False if it was asked already
+     * and the record has not been applied yet.
+     */
+    boolean windowDue(byte[] key);
+  }
+
+  /**
+   * On a node with a log, hands the entry's key to the log to move its window (see {@link
+   * DueKeys#windowDue}) and returns true; elsewhere returns false, and the caller moves it.
+   */
+  public boolean windowByLog(Entry e) {
+    DueKeys sink = dueKeys;
+    if (sink == null) {
+      return false;
+    }
+    sink.windowDue(e.key().bytes());
+    return true;
+  }
+
+  /**
+   * WINDOWDUE: moves the key's window to now (a record's time, on a node with a log): see {@link
+   * ValueCodec#moveWindow}. True if it dropped anything.
+   */
+  public boolean moveWindow(byte[] key) {
+    return write(
+        key,
+        tx -> {
+          Entry e = tx.entry();
+          if (e == null) {
+            return false;
+          }
+          @SuppressWarnings("unchecked")
+          ValueCodec<Object> codec = (ValueCodec<Object>) e.codec();
+          return codec.moveWindow(tx, e.value(), now());
+        });
   }
 
   /**

@@ -56,6 +56,15 @@ public interface ValueCodec<T> {
     return false;
   }
 
+  /**
+   * Drops what the value's window left by {@code now} (an exact dedup table's old slices, a
+   * counter's rows past their retention), logging the change in {@code tx}; true if it dropped
+   * anything. What the background does on a server alone, and WINDOWDUE on a node with a log.
+   */
+  default boolean moveWindow(KeyTx tx, T value, long now) {
+    return false;
+  }
+
   /** Whether values of this type have background work: they are visited from creation on. */
   default boolean hasBackgroundWork() {
     return false;

@@ -206,7 +206,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
                   server.dispatcher.recordApplier(applier),
                   server::journalFailure,
                   faults);
-          server.engine.expireByLog(server::askLogToExpire);
+          server.engine.expireByLog(server.dueByLog);
         } catch (RuntimeException e) {
           throw new StartException("cluster-log: " + e.getMessage(), e);
         }
@@ -297,15 +297,32 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         : () -> System.currentTimeMillis() + offsetMillis;
   }
 
-  /** Keys this node asked the log to expire whose record is not applied yet: asked once each. */
-  private final java.util.Set<java.nio.ByteBuffer> expiring = ConcurrentHashMap.newKeySet();
+  /**
+   * The records this node asked the log for whose record is not applied yet (the command's name, a
+   * space, the key): asked once each.
+   */
+  private final java.util.Set<java.nio.ByteBuffer> asked = ConcurrentHashMap.newKeySet();
 
   /**
-   * On a node with a log, a key due by this node's clock: the acting node of its slot produces an
-   * EXPIREDUE record, which every server of the slot applies at the same point of the log (as a
-   * Redis primary sends its replicas a DEL). The other servers leave it to that node.
+   * On a node with a log, work that this node's clock starts on a key: the acting node of its slot
+   * produces the record (EXPIREDUE for a key whose time came, WINDOWDUE for a window to move),
+   * which every server of the slot applies at the same point of the log (as a Redis primary sends
+   * its replicas a DEL). The other servers leave it to that node.
    */
-  private boolean askLogToExpire(byte[] key, long atMillis) {
+  private final Engine.DueKeys dueByLog =
+      new Engine.DueKeys() {
+        @Override
+        public boolean due(byte[] key, long atMillis) {
+          return askLog(EXPIREDUE, key);
+        }
+
+        @Override
+        public boolean windowDue(byte[] key) {
+          return askLog(WINDOWDUE, key);
+        }
+      };
+
+  private boolean askLog(byte[] command, byte[] key) {
     ClusterLog log = clusterLog;
     ClusterTopology topology = cluster;
     int slot = io.idem.server.cluster.Slots.of(key);
@@ -315,16 +332,22 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         || topology.nodeOfSlot(slot) != topology.self()) {
       return false;
     }
-    java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(key);
-    if (!expiring.add(k)) {
+    java.nio.ByteBuffer k =
+        java.nio.ByteBuffer.allocate(command.length + 1 + key.length)
+            .put(command)
+            .put((byte) ' ')
+            .put(key)
+            .flip();
+    if (!asked.add(k)) {
       return false;
     }
-    log.submit(new io.idem.server.request.Command(new byte[][] {EXPIREDUE, key}), slot)
-        .whenComplete((r, e) -> expiring.remove(k));
+    log.submit(new io.idem.server.request.Command(new byte[][] {command, key}), slot)
+        .whenComplete((r, e) -> asked.remove(k));
     return true;
   }
 
   private static final byte[] EXPIREDUE = "EXPIREDUE".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] WINDOWDUE = "WINDOWDUE".getBytes(StandardCharsets.US_ASCII);
 
   private void startBackground() {
     // Active expiry: only due keys are visited, from the expiry index.

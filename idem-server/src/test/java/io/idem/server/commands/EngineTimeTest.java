@@ -63,20 +63,80 @@ class EngineTimeTest {
    * keeps its items, and EXPIREDUE at a record time past its expiry deletes it. The clock's round
    * deleted it, so the next record made a new, empty filter: a false negative for good.
    */
-  @Test
-  void onANodeWithALog_theClockExpiresNothing_recordsDo() {
+  private final io.idem.server.dispatch.Session applier =
+      io.idem.server.dispatch.Session.applier(9);
+
+  /** A record of the log, applied at its time t. */
+  private final java.util.function.BiFunction<Long, String[], String> record =
+      (t, words) ->
+          h.engine.at(
+              t,
+              () ->
+                  io.idem.server.reply.Replies.show(
+                      h.dispatcher.dispatch(applier, io.idem.server.request.Command.of(words))));
+
+  /** Makes h's engine a log node's; what it asks the log for, as "KEY@time" or "window KEY". */
+  private List<String> logNode() {
     List<String> asked = new java.util.ArrayList<>();
     h.engine.expireByLog(
-        (key, at) ->
-            asked.add(new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + at));
-    var applier = io.idem.server.dispatch.Session.applier(9);
-    java.util.function.BiFunction<Long, String[], String> record =
-        (t, words) ->
-            h.engine.at(
+        new io.idem.server.engine.Engine.DueKeys() {
+          @Override
+          public boolean due(byte[] key, long atMillis) {
+            return asked.add(
+                new String(key, java.nio.charset.StandardCharsets.UTF_8) + "@" + atMillis);
+          }
+
+          @Override
+          public boolean windowDue(byte[] key) {
+            return asked.add("window " + new String(key, java.nio.charset.StandardCharsets.UTF_8));
+          }
+        });
+    return asked;
+  }
+
+  /**
+   * On a node with a log, windows move at records' times (WINDOWDUE) only: this node's clock, far
+   * ahead of the records, drops no dedup slice and no counter row in the background round; it asks
+   * the log instead, and the record drops them at its own time.
+   */
+  @Test
+  void onANodeWithALog_theClockMovesNoWindow_recordsDo() {
+    List<String> asked = logNode();
+    long t = 1_000_000_000L;
+    assertThat(record.apply(t, new String[] {"DEDUP.RESERVE", "d", "60", "EXACT"})).isEqualTo("OK");
+    assertThat(record.apply(t, new String[] {"DEDUP.CLAIM", "d", "id-1", "a"}))
+        .isEqualTo("[new, \"a\"]");
+    assertThat(
+            record.apply(
                 t,
-                () ->
-                    io.idem.server.reply.Replies.show(
-                        h.dispatcher.dispatch(applier, io.idem.server.request.Command.of(words))));
+                new String[] {
+                  "COUNTER.INCRBY", "c", Long.toString(t), "n", "5"
+                })) // its two resolutions
+        .isEqualTo("(integer) 2");
+    h.engine.runBackground();
+    assertThat(asked).containsExactlyInAnyOrder("window d", "window c");
+    // Nothing dropped by the clock: the claim and the count hold at the records' time.
+    assertThat(record.apply(t + 1_000, new String[] {"DEDUP.EXISTS", "d", "id-1"}))
+        .isEqualTo("(integer) 1");
+    assertThat(
+            record.apply(
+                t + 1_000,
+                new String[] {"COUNTER.QUERY", "c", Long.toString(t + 1_000), "1h", "NAMES", "n"}))
+        .isEqualTo("[[(integer) 5]]");
+    // Records: not due yet at t + 1 s; due once the window and the retention have passed.
+    assertThat(record.apply(t + 1_000, new String[] {"WINDOWDUE", "d"})).isEqualTo("(integer) 0");
+    assertThat(record.apply(t + 1_000, new String[] {"WINDOWDUE", "c"})).isEqualTo("(integer) 0");
+    long later = t + 400L * 24 * 3_600_000; // past every default retention
+    assertThat(record.apply(later, new String[] {"WINDOWDUE", "d"})).isEqualTo("(integer) 1");
+    assertThat(record.apply(later, new String[] {"WINDOWDUE", "c"})).isEqualTo("(integer) 1");
+    assertThat(record.apply(later, new String[] {"WINDOWDUE", "free"})).isEqualTo("(integer) 0");
+    assertThat(record.apply(later, new String[] {"DEDUP.EXISTS", "d", "id-1"}))
+        .isEqualTo("(integer) 0");
+  }
+
+  @Test
+  void onANodeWithALog_theClockExpiresNothing_recordsDo() {
+    List<String> asked = logNode();
     assertThat(record.apply(1_000L, new String[] {"BF.ADD", "seen", "x"})).isEqualTo("(integer) 1");
     assertThat(record.apply(1_000L, new String[] {"PEXPIRE", "seen", "600000"}))
         .isEqualTo("(integer) 1");

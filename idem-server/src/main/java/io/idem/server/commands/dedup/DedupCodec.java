@@ -327,6 +327,15 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   }
 
   @Override
+  public boolean moveWindow(io.idem.server.engine.KeyTx tx, DedupTable t, long now) {
+    if (!t.advanceDue(now)) {
+      return false;
+    }
+    t.advance(tx, now);
+    return true;
+  }
+
+  @Override
   public boolean hasBackgroundWork() {
     return true;
   }
@@ -341,21 +350,27 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
   public boolean background(Engine engine, Entry entry) {
     DedupTable t = (DedupTable) entry.value();
     Object[] rows = {null};
+    boolean[] due = {false};
     Boolean live =
         engine.writeEntry(
             entry,
             tx -> {
               long now = engine.now();
               if (!engine.expiresByLog()) {
-                // On a node with a log the window moves only with the records' times: moved by
-                // this node's clock, a replica catching up would drop slices the log still holds.
                 t.advance(tx, now);
+              } else {
+                due[0] = t.advanceDue(now);
               }
               rows[0] = t.startFlush(now, false);
               return Boolean.TRUE;
             });
     if (live == null) {
       return false;
+    }
+    if (due[0]) {
+      // On a node with a log the window moves at a record's time (WINDOWDUE): moved by this
+      // node's clock, a replica catching up would drop slices the log still holds.
+      engine.windowByLog(entry);
     }
     List<RowChange> appends = (List<RowChange>) rows[0];
     if (appends == null) {

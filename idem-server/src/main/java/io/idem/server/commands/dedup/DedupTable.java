@@ -202,6 +202,11 @@ public final class DedupTable {
 
   // ---- time
 
+  /** Whether slices fell out of the window by {@code now}: what {@link #advance} would drop. */
+  boolean advanceDue(long now) {
+    return floorAt(now) > floor;
+  }
+
   /** Drops the slices that fell out of the window by {@code now}, logging the drop. */
   void advance(KeyTx tx, long now) {
     long to = floorAt(now);

@@ -191,6 +191,7 @@ public final class GenericCommands {
             .build(),
         command("persist", 2, doc("key", Keyspace::persist)).flags(WRITE, FAST).key().build(),
         command("expiredue", 2, doc("key", Keyspace::expireDue)).flags(WRITE, FAST).key().build(),
+        command("windowdue", 2, doc("key", Keyspace::windowDue)).flags(WRITE).key().build(),
         command(
                 "scan",
                 -2,

@@ -164,6 +164,16 @@ public final class Keyspace {
     return call.engine().expireIfDue(call.arg(1)) ? Reply.ONE : Reply.ZERO;
   }
 
+  /**
+   * WINDOWDUE key: moves the key's window to now (the record's time, on a node with a log): an
+   * exact dedup table drops the slices that left it, a counter or distinct count the rows past
+   * their retention. 1 if it dropped anything, else 0 (a free key, a type without a window, nothing
+   * due). How a node with a log moves windows: the acting node's clock makes these records.
+   */
+  public static Reply windowDue(Call call) {
+    return call.engine().moveWindow(call.arg(1)) ? Reply.ONE : Reply.ZERO;
+  }
+
   /** SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]. */
   public static Reply scan(Call call) {
     Long cursor = Parse.unsignedOrNull(call.arg(1));

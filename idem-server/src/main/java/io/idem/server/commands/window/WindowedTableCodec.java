@@ -128,6 +128,11 @@ public abstract class WindowedTableCodec<T extends WindowedTable> implements Val
     return true;
   }
 
+  @Override
+  public final boolean moveWindow(io.idem.server.engine.KeyTx tx, T value, long now) {
+    return Windows.dropRows(tx, value, now);
+  }
+
   /** Drops the rows that hold only buckets past their retention: one range per resolution. */
   @Override
   public final boolean background(Engine engine, Entry entry) {

@@ -268,28 +268,34 @@ public final class Windows {
    * @return whether to visit the table again
    */
   public static boolean dropExpired(Engine engine, Entry entry, WindowedTable table) {
-    if (engine.expiresByLog()) {
-      // On a node with a log, rows leave by the records' times only: dropped by this node's clock,
-      // a replica catching up would count into buckets the others still hold.
+    if (!table.dropDue(engine.now() - DROP_MARGIN_MILLIS)) {
       return true;
     }
-    if (!table.dropDue(engine.now() - DROP_MARGIN_MILLIS)) {
+    // On a node with a log, rows leave at a record's time (WINDOWDUE): dropped by this node's
+    // clock, a replica catching up would count into buckets the others still hold.
+    if (engine.windowByLog(entry)) {
       return true;
     }
     Boolean live =
         engine.writeEntry(
             entry,
             tx -> {
-              List<RowChange> ranges = new ArrayList<>();
-              for (byte[][] r : table.drop(engine.now() - DROP_MARGIN_MILLIS)) {
-                ranges.add(new RowChange.DeleteRange(r[0], r[1]));
-              }
-              if (!ranges.isEmpty()) {
-                tx.change(ranges);
-              }
+              dropRows(tx, table, engine.now());
               return Boolean.TRUE;
             });
     return live != null;
+  }
+
+  /** Drops the table's rows past their retention (and the margin) at {@code now}; true if any. */
+  public static boolean dropRows(KeyTx tx, WindowedTable table, long now) {
+    List<RowChange> ranges = new ArrayList<>();
+    for (byte[][] r : table.drop(now - DROP_MARGIN_MILLIS)) {
+      ranges.add(new RowChange.DeleteRange(r[0], r[1]));
+    }
+    if (!ranges.isEmpty()) {
+      tx.change(ranges);
+    }
+    return !ranges.isEmpty();
   }
 
   /**

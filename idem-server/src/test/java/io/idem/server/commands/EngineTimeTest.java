@@ -75,6 +75,24 @@ class EngineTimeTest {
                   io.idem.server.reply.Replies.show(
                       h.dispatcher.dispatch(applier, io.idem.server.request.Command.of(words))));
 
+  /**
+   * A record this node cannot apply because its own log failed is in the cluster's log all the
+   * same: its writer is told so, not MISCONF's "refused", which would read as not written (finding
+   * 13).
+   */
+  @Test
+  void aRecordThisNodeCannotApply_saysTheWriteIsInTheClustersLog() {
+    h.journalFailure = "No space left on device";
+    assertThat(h.show("BF.ADD", "k", "x"))
+        .isEqualTo(
+            "(error) MISCONF Idem cannot write its log, so writes are refused: No space left on"
+                + " device");
+    assertThat(record.apply(1_000L, new String[] {"BF.ADD", "k", "x"}))
+        .startsWith("(error) ERR this node could not apply the write")
+        .contains("the write is in the cluster's log");
+    assertThat(record.apply(1_000L, new String[] {"BF.EXISTS", "k", "x"})).isEqualTo("(integer) 0");
+  }
+
   /** Makes h's engine a log node's; what it asks the log for, as "KEY@time" or "window KEY". */
   private List<String> logNode() {
     List<String> asked = new java.util.ArrayList<>();

@@ -33,6 +33,9 @@ final class Harness implements ServerContext {
   final AtomicInteger saves = new AtomicInteger();
   final AtomicBoolean shutdownRequested = new AtomicBoolean();
 
+  /** Why the journal cannot be written, or null: what a test sets to fail it. */
+  volatile @org.jspecify.annotations.Nullable String journalFailure;
+
   Harness() {
     this(System::currentTimeMillis);
   }
@@ -60,6 +63,11 @@ final class Harness implements ServerContext {
 
   static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public @org.jspecify.annotations.Nullable String journalFailure() {
+    return journalFailure;
   }
 
   @Override

@@ -2,7 +2,6 @@ package io.idem.server.it;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,12 +27,10 @@ final class BrokerProcess implements AutoCloseable {
 
   /** Formats {@code dir} and starts the broker on two free loopback ports. */
   static BrokerProcess start(Path dir) throws IOException, InterruptedException {
-    int port;
-    int controller;
-    try (ServerSocket a = new ServerSocket(0);
-        ServerSocket b = new ServerSocket(0)) {
-      port = a.getLocalPort();
-      controller = b.getLocalPort();
+    int port = Ports.free(); // the same after a restart
+    int controller = Ports.free();
+    while (controller == port) {
+      controller = Ports.free();
     }
     Files.createDirectories(dir);
     Files.writeString(

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.server.cluster.KafkaBroker;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -20,9 +19,7 @@ class ClusterApplyKillTest {
   @TempDir Path dir;
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return Ports.free();
   }
 
   private static ServerProcess node(Path data, int port, String bootstrap, List<String> jvm)

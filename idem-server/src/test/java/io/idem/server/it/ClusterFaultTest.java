@@ -6,7 +6,6 @@ import io.idem.server.cluster.ClusterTopology;
 import io.idem.server.cluster.CommandRecord;
 import io.idem.server.cluster.Slots;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,9 +111,7 @@ class ClusterFaultTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return Ports.free();
   }
 
   /** A command's identity in the log: its words joined. */

@@ -9,7 +9,6 @@ import io.idem.server.cluster.KafkaBroker;
 import io.idem.server.cluster.Slots;
 import io.idem.server.store.StoreFaults;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,9 +44,7 @@ class ClusterLogTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return Ports.free();
   }
 
   private ServerHarness node(KafkaBroker broker, int port, String... more) throws Exception {

@@ -10,7 +10,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,9 +38,7 @@ class ClusterTest {
   @BeforeEach
   void startThreeNodes() throws IOException, IdemServer.StartException {
     for (int i = 0; i < 3; i++) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        ports[i] = s.getLocalPort();
-      }
+      ports[i] = Ports.free();
     }
     String members =
         "a=127.0.0.1:" + ports[0] + " b=127.0.0.1:" + ports[1] + " c=127.0.0.1:" + ports[2];

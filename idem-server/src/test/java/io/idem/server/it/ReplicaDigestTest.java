@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.idem.server.cluster.CommandProducer;
 import io.idem.server.cluster.KafkaBroker;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,9 +27,7 @@ class ReplicaDigestTest {
   @TempDir Path dir;
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return Ports.free();
   }
 
   /** A node alone in its cluster that applies every partition of the topic. */

@@ -957,16 +957,22 @@ public final class Engine implements AutoCloseable {
     return heap - heap / 8 - live;
   }
 
+  /**
+   * The heap's memory pools, found once: the lookup builds every pool's MXBean and its JMX name,
+   * which cost more than the command itself when each write that may grow memory did it.
+   */
+  private static final List<java.lang.management.MemoryPoolMXBean> HEAP_POOLS =
+      java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
+          .filter(p -> p.getType() == java.lang.management.MemoryType.HEAP)
+          .toList();
+
   /** Heap bytes the last collection of each pool left in use: live data then, and a lower bound. */
   private static long liveAfterLastCollection() {
     long live = 0;
-    for (java.lang.management.MemoryPoolMXBean pool :
-        java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == java.lang.management.MemoryType.HEAP) {
-        java.lang.management.MemoryUsage after = pool.getCollectionUsage();
-        if (after != null) {
-          live += after.getUsed();
-        }
+    for (java.lang.management.MemoryPoolMXBean pool : HEAP_POOLS) {
+      java.lang.management.MemoryUsage after = pool.getCollectionUsage();
+      if (after != null) {
+        live += after.getUsed();
       }
     }
     return live;

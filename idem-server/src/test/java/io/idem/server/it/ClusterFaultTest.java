@@ -684,21 +684,6 @@ class ClusterFaultTest {
       return counts;
     }
 
-    /** A key of each partition. */
-    static List<String> keyInEachPartition() {
-      List<String> out = new ArrayList<>();
-      for (int p = 0; p < PARTITIONS; p++) {
-        for (int i = 0; ; i++) {
-          String key = "w-" + i;
-          if (Slots.partition(Slots.of(b(key)), PARTITIONS) == p) {
-            out.add(key);
-            break;
-          }
-        }
-      }
-      return out;
-    }
-
     /** The nodes that hold the key's partition. */
     List<ClusterTopology.Node> holders(String key) {
       int slot = Slots.of(b(key));
@@ -745,7 +730,7 @@ class ClusterFaultTest {
               Integer.toString(PARTITIONS),
               "cluster-log",
               broker.bootstrapServers())) {
-        List<String> partitionKeys = keyInEachPartition();
+        List<String> partitionKeys = LoneNode.keyInEachPartition(PARTITIONS);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         List<String> differing;
         Map<String, String> want;

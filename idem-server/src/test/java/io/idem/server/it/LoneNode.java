@@ -31,4 +31,22 @@ final class LoneNode {
     settings.addAll(List.of(more));
     return settings.toArray(String[]::new);
   }
+
+  /** A key in each of the log's partitions, in partition order: what WAITLOG takes, one each. */
+  static List<String> keyInEachPartition(int partitions) {
+    List<String> out = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      for (int i = 0; ; i++) {
+        String key = "w-" + i;
+        byte[] bytes = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (io.idem.server.cluster.Slots.partition(
+                io.idem.server.cluster.Slots.of(bytes), partitions)
+            == p) {
+          out.add(key);
+          break;
+        }
+      }
+    }
+    return out;
+  }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.idem.server.cluster.CommandProducer;
 import io.idem.server.cluster.KafkaBroker;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,23 +36,6 @@ class ReplicaDigestTest {
         LoneNode.settings(freePort(), broker.bootstrapServers(), TOPIC, PARTITIONS, more));
   }
 
-  /** A key of each partition, for WAITLOG. */
-  private static List<String> keyInEachPartition() {
-    List<String> out = new ArrayList<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      for (int i = 0; ; i++) {
-        String key = "w-" + i;
-        if (io.idem.server.cluster.Slots.partition(
-                io.idem.server.cluster.Slots.of(key.getBytes(StandardCharsets.UTF_8)), PARTITIONS)
-            == p) {
-          out.add(key);
-          break;
-        }
-      }
-    }
-    return out;
-  }
-
   /** The keys of either node whose digests differ, with both digests. */
   private static List<String> differing(RespClient a, RespClient b) throws IOException {
     java.util.TreeSet<String> keys = new java.util.TreeSet<>();
@@ -80,7 +62,7 @@ class ReplicaDigestTest {
 
   /** The node's digest once it has applied the log up to its end, in every partition. */
   private static String digestAtTheEnd(RespClient c) throws IOException {
-    for (String key : keyInEachPartition()) {
+    for (String key : LoneNode.keyInEachPartition(PARTITIONS)) {
       assertThat(c.call("WAITLOG", key, "20000")).isInstanceOf(Long.class);
     }
     return text(c.call("DEBUG", "DIGEST"));

@@ -288,16 +288,23 @@ public final class RedisBloomChain {
 
   /** As {@link #add(byte[])} for the item of hash pair (a, b): what a log replays. */
   public boolean add(long a, long b) {
-    if (mightContain(a, b)) {
-      return false;
+    for (int i = links.size() - 2; i >= 0; i--) {
+      if (links.get(i).contains(a, b)) {
+        return false;
+      }
     }
     Link last = links.getLast();
     if (last.size >= last.entries) {
+      if (last.contains(a, b)) {
+        return false;
+      }
       if (!isScaling()) {
         throw new FilterFullException("non scaling filter is full");
       }
       last = grow();
     }
+    // Tests and sets the last link's bits in one pass, as RedisBloom does: an item whose bits
+    // were all set already is reported present and changes nothing.
     if (!last.set(a, b)) {
       return false;
     }

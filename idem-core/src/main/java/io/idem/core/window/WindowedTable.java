@@ -420,6 +420,29 @@ public abstract class WindowedTable {
   }
 
   /**
+   * The earliest time at which {@link #dropDue} is true ({@link Long#MAX_VALUE} if it never is): a
+   * resolution's rows below {@code d + 1} are due once {@code floorDiv(now - retention, bucket)}
+   * reaches {@code (d + 1) * bucketsPerRow}, that is at {@code (d + 1) * bucketsPerRow * bucket +
+   * retention}. It only moves later as rows are dropped, so a table can sleep until then.
+   */
+  public long nextDropAt() {
+    long at = Long.MAX_VALUE;
+    for (int r = 0; r < resolutions.length; r++) {
+      try {
+        long firstBucket = Math.multiplyExact(droppedBelow[r] + 1, (long) bucketsPerRow);
+        long due =
+            Math.addExact(
+                Math.multiplyExact(firstBucket, resolutions[r].bucketMillis()),
+                resolutions[r].retentionMillis());
+        at = Math.min(at, due);
+      } catch (ArithmeticException pastTheEndOfTime) {
+        // due after Long.MAX_VALUE: never
+      }
+    }
+    return at;
+  }
+
+  /**
    * Takes every row past its retention at {@code now} as dropped without a range to delete: for a
    * new table, which has no rows yet.
    */

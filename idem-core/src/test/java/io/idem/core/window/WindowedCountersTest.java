@@ -25,6 +25,32 @@ class WindowedCountersTest {
   }
 
   @Test
+  void nextDropAt_isTheFirstTimeADropIsDue_asDropsMoveIt() {
+    for (long seed = 1; seed <= 20; seed++) {
+      SplittableRandom r = new SplittableRandom(seed);
+      List<Resolution> res =
+          List.of(
+              new Resolution((1 + r.nextInt(30)) * S, (1 + r.nextInt(60)) * M),
+              new Resolution(M, (2 + r.nextInt(5)) * H));
+      WindowedCounters c = new WindowedCounters(res, new int[] {0, 8, 4096}[(int) seed % 3]);
+      long now = 1_700_000_000_000L + r.nextLong(D);
+      c.startAt(now);
+      for (int step = 0; step < 200; step++) {
+        long at = c.nextDropAt();
+        assertThat(at).isGreaterThan(now);
+        assertThat(c.dropDue(at - 1)).isFalse();
+        assertThat(c.dropDue(at)).isTrue();
+        long probe = now + r.nextLong(Math.max(1, 2 * (at - now)));
+        assertThat(c.dropDue(probe)).isEqualTo(probe >= at);
+        now = r.nextInt(3) == 0 ? at : probe; // sometimes exactly on time, sometimes late or early
+        if (c.dropDue(now)) {
+          c.drop(now);
+        }
+      }
+    }
+  }
+
+  @Test
   void sumsEqualANaiveModel_underRandomTimesAmountsLateEventsAndDrops() throws IOException {
     for (long seed = 1; seed <= 6; seed++) {
       SplittableRandom r = new SplittableRandom(seed);

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,7 +25,7 @@ public final class Engine implements AutoCloseable {
 
   private static final int STRIPES = 4096;
 
-  private final ConcurrentSkipListMap<Key, Entry> keys = new ConcurrentSkipListMap<>();
+  private final Keyspace keys = new Keyspace();
   private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
   private final ConcurrentSkipListSet<Expiry> expiries = new ConcurrentSkipListSet<>();
 
@@ -148,8 +147,20 @@ public final class Engine implements AutoCloseable {
     return set == null ? 0 : set.size();
   }
 
-  /** Values with background work (see {@link ValueCodec#background}). */
-  private final java.util.Set<Entry> background = ConcurrentHashMap.newKeySet();
+  /**
+   * Values with background work, by when it is next due (see {@link ValueCodec#background}): a
+   * round visits the due ones only, however many values wait.
+   */
+  private final ConcurrentSkipListSet<Visit> visits = new ConcurrentSkipListSet<>();
+
+  /** A value's next background visit. Each entry holds its own, so deleting it removes it. */
+  record Visit(long at, long id, Entry entry) implements Comparable<Visit> {
+    @Override
+    public int compareTo(Visit o) {
+      int c = Long.compare(at, o.at);
+      return c != 0 ? c : Long.compare(id, o.id);
+    }
+  }
 
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
@@ -424,7 +435,7 @@ public final class Engine implements AutoCloseable {
       keys.put(key, e);
       listedAdd(e);
       if (codec.hasBackgroundWork()) {
-        background.add(e);
+        schedule(e, ValueCodec.NEXT_ROUND);
       }
       entry = e;
       journal.created(e, recipe);
@@ -490,7 +501,7 @@ public final class Engine implements AutoCloseable {
   private void removeLocked(Entry e) {
     keys.remove(e.key(), e);
     listedRemove(e);
-    background.remove(e);
+    unschedule(e);
     dataset.addAndGet(-e.memory);
     e.memory = 0;
     if (e.expireAtMillis() != Entry.PERSISTENT) {
@@ -561,6 +572,7 @@ public final class Engine implements AutoCloseable {
       if (old != null) {
         keys.remove(to, old);
         listedRemove(old);
+        unschedule(old);
         dataset.addAndGet(-old.memory);
         old.memory = 0;
         if (old.expireAtMillis() != Entry.PERSISTENT) {
@@ -841,7 +853,7 @@ public final class Engine implements AutoCloseable {
    * @param type a TYPE name to keep, or null for every type
    */
   public ScanPage scan(long cursor, int count, byte @Nullable [] match, @Nullable String type) {
-    NavigableMap<Key, Entry> tail = keys.tailMap(Key.firstWithHash(cursor), true);
+    NavigableMap<Key, Entry> tail = keys.tailMap(Key.firstWithHash(cursor));
     List<byte[]> out = new ArrayList<>();
     long now = now();
     int visited = 0;
@@ -897,6 +909,7 @@ public final class Engine implements AutoCloseable {
       keys.clear();
       listed.clear();
       expiries.clear();
+      visits.clear();
       dataset.set(0);
       journal.flushed();
     } finally {
@@ -999,7 +1012,7 @@ public final class Engine implements AutoCloseable {
     dataset.addAndGet(e.memory);
     nextId.accumulateAndGet(id + 1, Math::max);
     if (codec.hasBackgroundWork()) {
-      background.add(e);
+      schedule(e, ValueCodec.NEXT_ROUND);
     }
     return e;
   }
@@ -1038,17 +1051,62 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * Runs every live value's background work once (see {@link ValueCodec#background}); a value that
-   * says it is done leaves the set until it asks again. Called from one background thread.
+   * Runs the background work of every live value that is due (see {@link ValueCodec#background})
+   * once, and schedules each value's next visit as it answers. Called from one background thread.
+   *
+   * @return how many values it visited
    */
   @SuppressWarnings("unchecked")
-  public void runBackground() {
-    for (Entry e : List.copyOf(background)) {
-      // A failure propagates to the caller, which logs it; the value stays for the next round.
-      boolean again = ((ValueCodec<Object>) e.codec()).background(this, e);
-      if (!again || keys.get(e.key()) != e) {
-        background.remove(e);
+  public int runBackground() {
+    int visited = 0;
+    long now = now();
+    List<Visit> due = new ArrayList<>();
+    for (Visit v : visits) {
+      if (v.at() > now) {
+        break;
       }
+      due.add(v); // taken first: a value that asks for the next round is not visited twice
+    }
+    for (Visit v : due) {
+      Entry e = v.entry();
+      if (!visits.remove(v)) {
+        continue; // deleted meanwhile
+      }
+      if (keys.get(e.key()) != e) {
+        continue;
+      }
+      visited++;
+      // A failure propagates to the caller, which logs it; the value is visited next round.
+      long next = ValueCodec.NEXT_ROUND;
+      try {
+        next = ((ValueCodec<Object>) e.codec()).background(this, e);
+      } finally {
+        if (next != ValueCodec.NEVER) {
+          long at = next;
+          // Under the key's lock, as deletes unschedule: a value deleted meanwhile stays out.
+          locked(
+              e,
+              en -> {
+                schedule(en, at);
+                return null;
+              });
+        }
+      }
+    }
+    return visited;
+  }
+
+  private void schedule(Entry e, long at) {
+    Visit v = new Visit(at, e.id(), e);
+    e.visit = v;
+    visits.add(v);
+  }
+
+  private void unschedule(Entry e) {
+    Visit v = e.visit;
+    if (v != null) {
+      visits.remove(v);
+      e.visit = null;
     }
   }
 

@@ -21,6 +21,15 @@ public final class Entry {
   /** Changes made to the value or its expiry, for WATCH: a watched key is touched when it moves. */
   long version;
 
+  /**
+   * Whether the value changed since its last snapshot: the store's mark, set under the key's lock,
+   * so that a write to a value already marked costs a field read (see {@link #markChanged}).
+   */
+  private volatile boolean changed;
+
+  /** Its next background visit, if it has background work (the engine's schedule). */
+  volatile Engine.@Nullable Visit visit;
+
   Entry(long id, Key key, ValueCodec<?> codec, Object value) {
     this.id = id;
     this.key = key;
@@ -54,6 +63,25 @@ public final class Entry {
 
   public Object value() {
     return value;
+  }
+
+  /** Marks the value changed since its last snapshot; false if it already was. */
+  public boolean markChanged() {
+    if (changed) {
+      return false;
+    }
+    changed = true;
+    return true;
+  }
+
+  /** The value's snapshot is taken (under the key's lock): later changes mark it again. */
+  public void clearChanged() {
+    changed = false;
+  }
+
+  /** The value's snapshot failed: it stays marked changed. */
+  public void keepChanged() {
+    changed = true;
   }
 
   /** The value if it is of the codec's type, else a WRONGTYPE error. */

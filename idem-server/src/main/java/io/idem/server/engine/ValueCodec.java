@@ -70,14 +70,23 @@ public interface ValueCodec<T> {
     return false;
   }
 
+  /** {@link #background}'s answer for a value with no more background work. */
+  long NEVER = Long.MAX_VALUE;
+
+  /** {@link #background}'s answer for a value to visit again in the next round. */
+  long NEXT_ROUND = Long.MIN_VALUE;
+
   /**
    * Background work on a live value, from the engine's background thread and outside any lock: take
-   * the key's lock with {@link Engine#writeEntry} for each step that touches the value.
+   * the key's lock with {@link Engine#writeEntry} for each step that touches the value. A value is
+   * first visited in the round after it is created or loaded.
    *
-   * @return whether to visit the value again next round
+   * @return when to visit the value next, in the engine's milliseconds ({@link Engine#now}): only
+   *     the values due are visited, so a round costs what is due, not what is held; {@link
+   *     #NEXT_ROUND} or {@link #NEVER}
    */
-  default boolean background(Engine engine, Entry entry) {
-    return false;
+  default long background(Engine engine, Entry entry) {
+    return NEVER;
   }
 
   /** Bytes of memory the value holds: what MEMORY USAGE and maxmemory count. */

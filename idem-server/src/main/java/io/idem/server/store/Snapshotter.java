@@ -71,7 +71,9 @@ final class Snapshotter {
 
   /** The value changed, or was replayed from the log: the next round snapshots it. */
   void changed(Entry e) {
-    dirty.put(e.id(), e);
+    if (e.markChanged()) {
+      dirty.put(e.id(), e);
+    }
   }
 
   /** The value is gone: no round snapshots it. */
@@ -201,6 +203,7 @@ final class Snapshotter {
     } finally {
       imageBytes.addAndGet(-image.reserved());
       if (!done) {
+        e.keepChanged();
         dirty.putIfAbsent(e.id(), e);
       }
     }
@@ -249,6 +252,7 @@ final class Snapshotter {
           }
           // Under the key's lock, so no change of this value falls between image and mark.
           dirty.remove(en.id(), en);
+          en.clearChanged();
           return built;
         });
   }

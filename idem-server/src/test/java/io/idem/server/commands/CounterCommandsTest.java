@@ -261,6 +261,35 @@ class CounterCommandsTest {
   }
 
   @Test
+  void aBackgroundRoundVisitsOnlyTheTablesWithRowsDue() {
+    for (int i = 0; i < 50; i++) {
+      h.call("COUNTER.INCRBY", "t" + i, "*", "n", "1");
+    }
+    assertThat(h.engine.runBackground()).isEqualTo(50); // each new table once
+    assertThat(h.engine.runBackground()).isZero();
+    // A minute at a time for three hours: the tables are due together when a row of minutes (64)
+    // leaves the retention, two or three times, and once more if a row of hours does; never
+    // between.
+    assertThat(visitsEachMinute(180)).allMatch(v -> v == 50).hasSizeBetween(2, 4);
+    assertThat(h.show("DEL", "t0")).isEqualTo("(integer) 1");
+    assertThat(h.show("RENAME", "t1", "t2")).isEqualTo("OK");
+    assertThat(visitsEachMinute(130)).allMatch(v -> v == 48).hasSizeBetween(2, 4);
+  }
+
+  /** The rounds that visited any table, a round a minute for {@code minutes} minutes. */
+  private List<Integer> visitsEachMinute(int minutes) {
+    List<Integer> visited = new ArrayList<>();
+    for (int i = 0; i < minutes; i++) {
+      clock.addAndGet(M);
+      int n = h.engine.runBackground();
+      if (n != 0) {
+        visited.add(n);
+      }
+    }
+    return visited;
+  }
+
+  @Test
   void deleteRenameAndExpireTakeTheRowsWithTheTable() {
     h.call("COUNTER.INCRBY", "c", "*", "n", "5");
     assertThat(h.show("RENAME", "c", "d")).isEqualTo("OK");

@@ -347,7 +347,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
    */
   @Override
   @SuppressWarnings("unchecked")
-  public boolean background(Engine engine, Entry entry) {
+  public long background(Engine engine, Entry entry) {
     DedupTable t = (DedupTable) entry.value();
     Object[] rows = {null};
     boolean[] due = {false};
@@ -365,7 +365,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
               return Boolean.TRUE;
             });
     if (live == null) {
-      return false;
+      return NEVER;
     }
     if (due[0]) {
       // On a node with a log the window moves at a record's time (WINDOWDUE): moved by this
@@ -374,7 +374,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
     }
     List<RowChange> appends = (List<RowChange>) rows[0];
     if (appends == null) {
-      return true;
+      return NEXT_ROUND;
     }
     try {
       long t0 = System.nanoTime();
@@ -392,7 +392,7 @@ public final class DedupCodec implements ValueCodec<DedupTable> {
           });
       throw e;
     }
-    return finishWrite(engine, entry, t);
+    return finishWrite(engine, entry, t) ? NEXT_ROUND : NEVER;
   }
 
   /**

@@ -135,7 +135,7 @@ public abstract class WindowedTableCodec<T extends WindowedTable> implements Val
 
   /** Drops the rows that hold only buckets past their retention: one range per resolution. */
   @Override
-  public final boolean background(Engine engine, Entry entry) {
+  public final long background(Engine engine, Entry entry) {
     return Windows.dropExpired(engine, entry, (WindowedTable) entry.value());
   }
 

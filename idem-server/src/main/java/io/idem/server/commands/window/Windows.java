@@ -265,16 +265,17 @@ public final class Windows {
    * A background round on a table: drops the rows that hold only buckets past their retention (and
    * the margin), one range per resolution.
    *
-   * @return whether to visit the table again
+   * @return when to visit the table next (see {@link ValueCodec#background})
    */
-  public static boolean dropExpired(Engine engine, Entry entry, WindowedTable table) {
+  public static long dropExpired(Engine engine, Entry entry, WindowedTable table) {
     if (!table.dropDue(engine.now() - DROP_MARGIN_MILLIS)) {
-      return true;
+      return nextVisit(table);
     }
     // On a node with a log, rows leave at a record's time (WINDOWDUE): dropped by this node's
-    // clock, a replica catching up would count into buckets the others still hold.
+    // clock, a replica catching up would count into buckets the others still hold. Until the
+    // record is applied, the table is looked at every round.
     if (engine.windowByLog(entry)) {
-      return true;
+      return ValueCodec.NEXT_ROUND;
     }
     Boolean live =
         engine.writeEntry(
@@ -283,7 +284,13 @@ public final class Windows {
               dropRows(tx, table, engine.now());
               return Boolean.TRUE;
             });
-    return live != null;
+    return live == null ? ValueCodec.NEVER : nextVisit(table);
+  }
+
+  /** When the table next has rows to drop, with the margin: the time its next visit is due. */
+  private static long nextVisit(WindowedTable table) {
+    long at = table.nextDropAt();
+    return at > Long.MAX_VALUE - DROP_MARGIN_MILLIS ? ValueCodec.NEVER : at + DROP_MARGIN_MILLIS;
   }
 
   /** Drops the table's rows past their retention (and the margin) at {@code now}; true if any. */

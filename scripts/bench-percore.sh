@@ -10,7 +10,8 @@
 #   N=200000 ROUNDS=1 PIN=no scripts/bench-percore.sh        # unpinned, smaller
 #   ONLY=PFADD,QUEUE.ADD scripts/bench-percore.sh            # some commands only
 # Every command: redis-benchmark -P 16 -c 50, N requests, keys and items from -r 100000000 (the
-# counters from 10000 features). Needs redis-server, redis-tools (redis-benchmark) and util-linux
+# counters: one table of 10000 names, against 10000 features' bucket keys), but QUEUE.RESERVE+ACK:
+# QueueBench drains QUEUE_JOBS (N / 2) jobs with 4 workers. Needs redis-server, redis-tools (redis-benchmark) and util-linux
 # (taskset). RedisBloom is built from its source on the measuring machine (docs/benchmarks).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,6 +40,7 @@ fi
 server_cpu=(); load_cpu=()
 if [ "$pin" = yes ]; then server_cpu=(taskset -c 0); load_cpu=(taskset -c 1); fi
 
+bench_build bench-percore # idem-bench's QueueBench, under the build lock for the whole run
 ./idem --version >/dev/null # builds the server outside the timings if it is stale
 out=bench-out
 mkdir -p "$out"
@@ -81,11 +83,26 @@ table=(
   "CF.EXISTS|CF.RESERVE cf $cap|CF.EXISTS cf c:__rand_int__|CF.RESERVE cf $cap|CF.EXISTS cf c:__rand_int__|module"
   "CMS.INCRBY|CMS.INITBYDIM cms 2000 5|CMS.INCRBY cms x:__rand_int__ 1|CMS.INITBYDIM cms 2000 5|CMS.INCRBY cms x:__rand_int__ 1|module"
   "PFADD||PFADD hll h:__rand_int__||PFADD hll h:__rand_int__|"
-  "COUNTER.INCRBY||COUNTER.INCRBY f:__rand_int__ * clicks 1||INCRBY f:__rand_int__:clicks:29 1|"
+  "COUNTER.INCRBY||COUNTER.INCRBY clicks * f:__rand_int__ 1||INCRBY f:__rand_int__:clicks:29 1|"
   "(EXPIRE)|-|-||EXPIRE f:__rand_int__:clicks:29 90000|"
   "DEDUP.CLAIM|DEDUP.RESERVE d 1d EXACT CAPACITY $cap|DEDUP.CLAIM d id:__rand_int__ owner-1||SET id:__rand_int__ owner-1 NX EX 86400|"
   "QUEUE.ADD||QUEUE.ADD q payload:__rand_int__||ZADD q __rand_int__ payload:__rand_int__|"
+  "QUEUE.RESERVE+ACK|queuebench|-|queuebench|-|"
 )
+
+# QUEUE.RESERVE COUNT 100 and one QUEUE.ACK of the 100 against the seed's Lua pop of 100: replies
+# carry tokens redis-benchmark cannot send back, so QueueBench (idem-bench) drives it, on the load
+# CPU: QUEUE_JOBS jobs added (not timed here), then drained by 4 workers.
+queue_jobs=${QUEUE_JOBS:-$((n / 2))}
+[[ $queue_jobs =~ ^[1-9][0-9]{0,8}$ ]] || { echo "bench-percore: QUEUE_JOBS must be a positive integer, not '$queue_jobs'" >&2; exit 2; }
+queue_drain() { # side -> prints "rps -"
+  local flag=--redis
+  [ "$1" = idem ] && flag=--idem
+  redis-cli -p "${port[$1]}" FLUSHALL >/dev/null
+  "${load_cpu[@]}" "$JAVA_HOME/bin/java" -Xmx1g -cp idem-bench/target/benchmarks.jar io.idem.bench.QueueBench \
+    "$flag" "127.0.0.1:${port[$1]}" --jobs "$queue_jobs" --seconds 0 \
+    | awk -F'|' 'NR == 3 { gsub(/[ ,]/, "", $4); print $4, "-" }'
+}
 
 set -f # commands are split on spaces, never globbed (COUNTER.INCRBY's '*' is its time: now)
 run_one() { # side setup command -> prints "rps p99"
@@ -118,10 +135,14 @@ for round in $(seq 0 "$rounds"); do
     ((round == 0)) && order=(idem)
     for s in "${order[@]}"; do
       if [ "$s" = idem ]; then setup=$idem_setup; cmd=$idem_cmd; else setup=$redis_setup; cmd=$redis_cmd; fi
-      if [ "$cmd" = "-" ] || { [ "$s" != idem ] && [ "$needs" = module ] && [ -z "$module" ]; }; then
+      if { [ "$cmd" = "-" ] && [ "$setup" != queuebench ]; } || { [ "$s" != idem ] && [ "$needs" = module ] && [ -z "$module" ]; }; then
         continue
       fi
-      read -r r q < <(run_one "$s" "$setup" "$cmd")
+      if [ "$setup" = queuebench ]; then
+        read -r r q < <(queue_drain "$s")
+      else
+        read -r r q < <(run_one "$s" "$setup" "$cmd")
+      fi
       rps[$name,$s,$round]=$r
       p99[$name,$s,$round]=$q
     done
@@ -137,9 +158,10 @@ for row in "${table[@]}"; do
     [ -n "${rps[$name,idem,$round]:-}${rps[$name,aof,$round]:-}" ] || continue
     i=${rps[$name,idem,$round]:-0}; a=${rps[$name,aof,$round]:-0}; z=${rps[$name,none,$round]:-0}
     if [ "$name" = COUNTER.INCRBY ] && [ -n "${rps[(EXPIRE),aof,$round]:-}" ]; then
-      # Redis's per-bucket design costs an INCRBY and an EXPIRE an event.
-      a=$(awk -v x="$a" -v y="${rps[(EXPIRE),aof,$round]}" 'BEGIN { printf "%.2f", 1 / (1 / x + 1 / y) }')
-      z=$(awk -v x="$z" -v y="${rps[(EXPIRE),none,$round]}" 'BEGIN { printf "%.2f", 1 / (1 / x + 1 / y) }')
+      # Redis's per-bucket design costs an INCRBY and an EXPIRE an event for each of the two
+      # resolutions Idem's default table keeps (minutes and hours).
+      a=$(awk -v x="$a" -v y="${rps[(EXPIRE),aof,$round]}" 'BEGIN { printf "%.2f", 1 / (2 / x + 2 / y) }')
+      z=$(awk -v x="$z" -v y="${rps[(EXPIRE),none,$round]}" 'BEGIN { printf "%.2f", 1 / (2 / x + 2 / y) }')
     fi
     [ "$i" = 0 ] && i=-
     printf '%-16s %5s %12s %12s %12s %8s %8s %8s %14s\n' "$name" "$round" "$i" "$a" "$z" \
@@ -147,7 +169,8 @@ for row in "${table[@]}"; do
       "$(ratio "$i" "$a")"
   done
 done
-echo "(COUNTER.INCRBY's Redis figures are events a second: one INCRBY and one EXPIRE each)"
+echo "(COUNTER.INCRBY's Redis figures are events a second: an INCRBY and an EXPIRE for its minute and its hour bucket each;"
+echo " QUEUE.RESERVE+ACK's are jobs a second: RESERVE COUNT 100 and one ACK of the 100, against the seed's Lua pop of 100)"
 
 echo
 for s in "${sides[@]}"; do

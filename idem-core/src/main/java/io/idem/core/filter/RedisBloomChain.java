@@ -29,7 +29,7 @@ import java.util.function.LongPredicate;
  * in any link changes nothing; otherwise it goes into the newest link, and a new link is made first
  * once the newest is full.
  */
-public final class RedisBloomChain {
+public final class RedisBloomChain implements ScalableBloom {
 
   /** RedisBloom's option bits, as its header stores them. */
   public static final int OPT_NOROUND = 1;
@@ -233,7 +233,15 @@ public final class RedisBloomChain {
     return mightContain(h[0], h[1]);
   }
 
+  @Override
+  public void hash(byte[] item, long[] pair) {
+    long[] h = hash(item);
+    pair[0] = h[0];
+    pair[1] = h[1];
+  }
+
   /** Whether some link reports the item of hash pair (a, b) (see {@link #hash}). */
+  @Override
   public boolean mightContain(long a, long b) {
     for (int i = links.size() - 1; i >= 0; i--) {
       if (links.get(i).contains(a, b)) {
@@ -250,6 +258,7 @@ public final class RedisBloomChain {
    * {@link #mightContain(long, long)} for the first {@code n} items of hash pairs {@code (a[i],
    * b[i])}, into {@code found[i]}: the same answers, with the items' memory reads overlapped.
    */
+  @Override
   public void mightContainAll(long[] a, long[] b, int n, boolean[] found) {
     int[] pending = new int[n];
     for (int i = 0; i < n; i++) {
@@ -287,6 +296,7 @@ public final class RedisBloomChain {
   }
 
   /** As {@link #add(byte[])} for the item of hash pair (a, b): what a log replays. */
+  @Override
   public boolean add(long a, long b) {
     for (int i = links.size() - 2; i >= 0; i--) {
       if (links.get(i).contains(a, b)) {
@@ -311,6 +321,21 @@ public final class RedisBloomChain {
     last.size++;
     size++;
     return true;
+  }
+
+  @Override
+  public boolean needsNewLayer() {
+    return needsNewLink();
+  }
+
+  @Override
+  public long bytesOfNextLayer() {
+    return bytesOfNextLink();
+  }
+
+  @Override
+  public int layerCount() {
+    return linkCount();
   }
 
   /** Whether an add of a new item would need a new link first. */
@@ -353,11 +378,13 @@ public final class RedisBloomChain {
 
   // ---- what BF.INFO and BF.DEBUG show
 
+  @Override
   public long itemCount() {
     return size;
   }
 
   /** Items the chain holds before it adds a link: the sum of its links' capacities. */
+  @Override
   public long capacity() {
     long c = 0;
     for (Link l : links) {
@@ -370,10 +397,12 @@ public final class RedisBloomChain {
     return links.size();
   }
 
+  @Override
   public int expansion() {
     return growth;
   }
 
+  @Override
   public boolean isScaling() {
     return (options & OPT_NO_SCALING) == 0;
   }
@@ -383,6 +412,7 @@ public final class RedisBloomChain {
   }
 
   /** BF.INFO's Size as RedisBloom computes it: its structs (32 + 64 a link) and the bit arrays. */
+  @Override
   public long sizeInBytes() {
     long s = 32;
     for (Link l : links) {
@@ -396,11 +426,13 @@ public final class RedisBloomChain {
     return links.getFirst().entries;
   }
 
+  @Override
   public double configuredErrorRate() {
     return isScaling() ? links.getFirst().error * 2 : links.getFirst().error;
   }
 
   /** The chance that an absent item is reported now: from each link's load, links independent. */
+  @Override
   public double estimatedFalsePositiveRate() {
     double none = 1;
     for (Link l : links) {

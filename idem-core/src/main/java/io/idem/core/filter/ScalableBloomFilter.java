@@ -17,7 +17,7 @@ import java.util.Objects;
  * A Bloom filter that grows by adding layers, with RedisBloom's semantics. Not thread-safe: the
  * caller holds the key's lock.
  */
-public final class ScalableBloomFilter implements MembershipFilter {
+public final class ScalableBloomFilter implements MembershipFilter, ScalableBloom {
   /*
    * Design: Almeida et al., "Scalable Bloom Filters" (2007), as RedisBloom's BF.* does it. Layer i
    * holds capacity * expansion^i items at error * 0.5^(i+1), so the compound rate over any number
@@ -192,6 +192,36 @@ public final class ScalableBloomFilter implements MembershipFilter {
     current.addExclusive(h1, h2);
   }
 
+  /** Hashes the item with {@link Hash128}. */
+  @Override
+  public void hash(byte[] item, long[] pair) {
+    Hash128 h = new Hash128().hash(item);
+    pair[0] = h.h1();
+    pair[1] = h.h2();
+  }
+
+  @Override
+  public boolean needsNewLayer() {
+    return layers.getLast().isFull();
+  }
+
+  @Override
+  public long bytesOfNextLayer() {
+    if (!needsNewLayer() || !scaling) {
+      return 0;
+    }
+    try {
+      return layerSizing(initialCapacity, errorRate, expansion, true, layers.size()).bytes();
+    } catch (IllegalArgumentException e) {
+      return Long.MAX_VALUE; // larger than any array: add() refuses it too
+    }
+  }
+
+  @Override
+  public void mightContainAll(long[] a, long[] b, int n, boolean[] found) {
+    mightContainAll(a, b, n, found, new boolean[n]);
+  }
+
   private BloomFilter grow() {
     if (!scaling) {
       throw new FilterFullException("non scaling filter is full");
@@ -270,6 +300,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return sum;
   }
 
+  @Override
   public int layerCount() {
     return layers.size();
   }
@@ -279,10 +310,12 @@ public final class ScalableBloomFilter implements MembershipFilter {
     return layers.get(i);
   }
 
+  @Override
   public int expansion() {
     return expansion;
   }
 
+  @Override
   public boolean isScaling() {
     return scaling;
   }

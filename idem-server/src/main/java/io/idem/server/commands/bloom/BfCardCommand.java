@@ -1,7 +1,6 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -15,11 +14,7 @@ public final class BfCardCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              RedisBloomChain c = Blooms.chain(e);
-              if (c != null) {
-                return Reply.integer(c.itemCount());
-              }
-              ScalableBloomFilter f = Blooms.filter(e);
+              ScalableBloom f = Blooms.bloom(e);
               return Reply.integer(f == null ? 0 : f.itemCount());
             });
   }

@@ -1,6 +1,5 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.hash.Hash128;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -14,7 +13,6 @@ public final class BfExistsCommand implements Handler {
   @Override
   public Reply handle(Call call) {
     return call.engine()
-        .read(
-            call.arg(1), e -> Blooms.bool(call, Blooms.mayContain(e, call.arg(2), new Hash128())));
+        .read(call.arg(1), e -> Blooms.bool(call, Blooms.mayContain(e, call.arg(2))));
   }
 }

@@ -1,7 +1,7 @@
 package io.idem.server.commands.bloom;
 
 import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -72,20 +72,7 @@ public final class BfInfoCommand implements Handler {
   }
 
   private static Shown shown(@Nullable Entry e) {
-    RedisBloomChain c = Blooms.chain(e);
-    if (c != null) {
-      return new Shown(
-          c.capacity(),
-          c.sizeInBytes(),
-          c.linkCount(),
-          c.itemCount(),
-          c.isScaling(),
-          c.expansion(),
-          c.configuredErrorRate(),
-          c.estimatedFalsePositiveRate(),
-          Blooms.Layout.CLASSIC);
-    }
-    ScalableBloomFilter f = Blooms.filter(e);
+    ScalableBloom f = Blooms.bloom(e);
     if (f == null) {
       throw new CommandException(BloomErrors.NOT_FOUND);
     }
@@ -98,7 +85,7 @@ public final class BfInfoCommand implements Handler {
         f.expansion(),
         f.configuredErrorRate(),
         f.estimatedFalsePositiveRate(),
-        Blooms.Layout.BLOCKED);
+        f instanceof RedisBloomChain ? Blooms.Layout.CLASSIC : Blooms.Layout.BLOCKED);
   }
 
   /** One field: under RESP3 a map of one pair, under RESP2 an array of the value alone. */

@@ -1,8 +1,6 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -20,32 +18,19 @@ public final class BfMexistsCommand implements Handler {
             e -> {
               int n = call.argc() - 2;
               boolean[] found = new boolean[n];
-              RedisBloomChain c = Blooms.chain(e);
               // Another type answers 0 for every item, as in RedisBloom.
-              ScalableBloomFilter f =
-                  c == null && e != null && e.codec() == BloomCodec.INSTANCE
-                      ? e.valueAs(BloomCodec.INSTANCE)
-                      : null;
-              // All hashes first, then one batched lookup a layer: the items' misses overlap.
-              if (c != null) {
+              ScalableBloom f = Blooms.bloomOrNone(e);
+              if (f != null) {
+                // All hashes first, then one batched lookup a layer: the items' misses overlap.
                 long[] a = new long[n];
                 long[] b = new long[n];
+                long[] pair = new long[2];
                 for (int i = 0; i < n; i++) {
-                  long[] h = RedisBloomChain.hash(call.arg(i + 2));
-                  a[i] = h[0];
-                  b[i] = h[1];
+                  f.hash(call.arg(i + 2), pair);
+                  a[i] = pair[0];
+                  b[i] = pair[1];
                 }
-                c.mightContainAll(a, b, n, found);
-              } else if (f != null) {
-                long[] h1 = new long[n];
-                long[] h2 = new long[n];
-                Hash128 h = new Hash128();
-                for (int i = 0; i < n; i++) {
-                  h.hash(call.arg(i + 2));
-                  h1[i] = h.h1();
-                  h2[i] = h.h2();
-                }
-                f.mightContainAll(h1, h2, n, found, new boolean[n]);
+                f.mightContainAll(a, b, n, found);
               }
               List<Reply> out = new ArrayList<>(n);
               for (boolean b : found) {

@@ -59,9 +59,7 @@ public final class BfReserveCommand implements Handler {
             call.arg(1),
             tx -> {
               if (tx.entry() != null) {
-                if (Blooms.chain(tx.entry()) == null) {
-                  Blooms.filter(tx.entry()); // WRONGTYPE first, as RedisBloom
-                }
+                Blooms.bloom(tx.entry()); // WRONGTYPE first, as RedisBloom
                 throw new CommandException(BloomErrors.ITEM_EXISTS);
               }
               Blooms.create(tx, call, p);

@@ -1,10 +1,9 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.RedisBloomChain;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.core.hash.Hash128;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Engine;
@@ -14,6 +13,7 @@ import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /** What the BF.* handlers share: creating a filter, adding items and logging them, replies. */
@@ -45,7 +45,7 @@ final class Blooms {
   enum Layout {
     /** RedisBloom's: a chain of classic Bloom filters, byte for byte as RedisBloom keeps them. */
     CLASSIC,
-    /** Idem's: one 512-bit block an item, hashed with {@link Hash128}. */
+    /** Idem's: one 512-bit block an item, hashed with {@link io.idem.core.hash.Hash128}. */
     BLOCKED;
 
     static Layout configured(Call call) {
@@ -63,7 +63,7 @@ final class Blooms {
    * @throws CommandException if its memory cannot be had, or the blocked layout cannot build the
    *     rate asked; the key stays free
    */
-  static Object create(KeyTx tx, Call call, Params p) {
+  static ScalableBloom create(KeyTx tx, Call call, Params p) {
     return Layout.configured(call) == Layout.CLASSIC
         ? createClassic(tx, call.engine(), p)
         : createBlocked(tx, call.engine(), p);
@@ -148,16 +148,26 @@ final class Blooms {
    * Whether the key's filter of either layout may hold the item; false for a free key and, as
    * RedisBloom answers BF.EXISTS, for a key of another type.
    */
-  static boolean mayContain(@Nullable Entry e, byte[] item, Hash128 h) {
+  static boolean mayContain(@Nullable Entry e, byte[] item) {
+    ScalableBloom f = bloomOrNone(e);
+    return f != null && f.mightContainItem(item);
+  }
+
+  /** The key's filter of either layout, null for a free key, WRONGTYPE for another type. */
+  static @Nullable ScalableBloom bloom(@Nullable Entry e) {
     RedisBloomChain c = chain(e);
-    if (c != null) {
-      return c.mightContain(item);
+    return c != null ? c : filter(e);
+  }
+
+  /** The key's filter of either layout, null for a free key or one of another type. */
+  static @Nullable ScalableBloom bloomOrNone(@Nullable Entry e) {
+    if (e == null) {
+      return null;
     }
-    if (e == null || e.codec() != BloomCodec.INSTANCE) {
-      return false;
+    if (e.codec() == RedisBloomCodec.INSTANCE) {
+      return e.valueAs(RedisBloomCodec.INSTANCE);
     }
-    h.hash(item);
-    return e.valueAs(BloomCodec.INSTANCE).mightContain(h.h1(), h.h2());
+    return e.codec() == BloomCodec.INSTANCE ? e.valueAs(BloomCodec.INSTANCE) : null;
   }
 
   /** A filter in RedisBloom's layout at the entry (moved in from RedisBloom), or null. */
@@ -172,61 +182,16 @@ final class Blooms {
    * key gets a new filter made with {@code createWith}, or {@code ERR not found} if that is null.
    */
   static List<Reply> addToKey(Call call, KeyTx tx, @Nullable Params createWith, int from) {
-    Object value;
+    ScalableBloom f;
     if (tx.entry() == null) {
       if (createWith == null) {
         throw new CommandException(BloomErrors.NOT_FOUND);
       }
-      value = create(tx, call, createWith);
+      f = create(tx, call, createWith);
     } else {
-      RedisBloomChain c = chain(tx.entry());
-      value = c != null ? c : filter(tx.entry());
+      f = bloom(tx.entry());
     }
-    return addAll(
-        call,
-        tx,
-        value instanceof RedisBloomChain c
-            ? chainTarget(call.engine(), c)
-            : filterTarget(call.engine(), (ScalableBloomFilter) value),
-        from);
-  }
-
-  /** Adds one item to a filter and says what the log keeps of it: the item's hash pair. */
-  @FunctionalInterface
-  interface Target {
-    Outcome add(byte[] item, long[] pair);
-  }
-
-  private static Target filterTarget(Engine engine, ScalableBloomFilter f) {
-    Hash128 h = new Hash128();
-    return (item, pair) -> {
-      h.hash(item);
-      pair[0] = h.h1();
-      pair[1] = h.h2();
-      return add(engine, f, pair[0], pair[1]);
-    };
-  }
-
-  private static Target chainTarget(Engine engine, RedisBloomChain c) {
-    return (item, pair) -> {
-      long[] h = RedisBloomChain.hash(item);
-      pair[0] = h[0];
-      pair[1] = h[1];
-      // Only an item that opens a new link allocates: check that link's memory first.
-      if (c.isScaling()
-          && c.needsNewLink()
-          && !c.mightContain(h[0], h[1])
-          && !memoryFits(engine, c.bytesOfNextLink())) {
-        return Outcome.NO_LAYER;
-      }
-      try {
-        return c.add(h[0], h[1]) ? Outcome.ADDED : Outcome.PRESENT;
-      } catch (FilterFullException e) {
-        return c.isScaling() ? Outcome.NO_LAYER : Outcome.FULL;
-      } catch (OutOfMemoryError e) {
-        return Outcome.NO_LAYER; // the new link's one array failed; the chain is unchanged
-      }
-    };
+    return addAll(call, tx, call.engine(), Objects.requireNonNull(f), from);
   }
 
   /**
@@ -234,7 +199,7 @@ final class Blooms {
    * of a full non-scaling filter ends the list, a failed growth is that item's error only. The
    * items added are logged in one ADD, also when something throws half-way.
    */
-  private static List<Reply> addAll(Call call, KeyTx tx, Target target, int from) {
+  private static List<Reply> addAll(Call call, KeyTx tx, Engine engine, ScalableBloom f, int from) {
     int argc = call.argc();
     List<Reply> replies = new ArrayList<>(argc - from);
     long[] pair = new long[2];
@@ -242,7 +207,8 @@ final class Blooms {
     int n = 0;
     try {
       for (int i = from; i < argc; i++) {
-        Outcome o = target.add(call.arg(i), pair);
+        f.hash(call.arg(i), pair);
+        Outcome o = add(engine, f, pair[0], pair[1]);
         if (o == Outcome.ADDED) {
           if (n == added.length) {
             added = Arrays.copyOf(added, 2 * added.length);
@@ -263,31 +229,21 @@ final class Blooms {
     return replies;
   }
 
-  static Outcome add(Engine engine, ScalableBloomFilter f, long h1, long h2) {
+  /** Adds the item of this hash pair to a filter of either layout. */
+  static Outcome add(Engine engine, ScalableBloom f, long a, long b) {
     // Only an item that opens a new layer allocates: check that layer's memory first.
     if (f.isScaling()
-        && f.layer(f.layerCount() - 1).isFull()
-        && !f.mightContain(h1, h2)
-        && !nextLayerFits(engine, f)) {
+        && f.needsNewLayer()
+        && !f.mightContain(a, b)
+        && !memoryFits(engine, f.bytesOfNextLayer())) {
       return Outcome.NO_LAYER;
     }
     try {
-      return f.add(h1, h2) ? Outcome.ADDED : Outcome.PRESENT;
+      return f.add(a, b) ? Outcome.ADDED : Outcome.PRESENT;
     } catch (FilterFullException e) {
       return f.isScaling() ? Outcome.NO_LAYER : Outcome.FULL;
     } catch (OutOfMemoryError e) {
       return Outcome.NO_LAYER; // the new layer's one array failed; the filter is unchanged
-    }
-  }
-
-  private static boolean nextLayerFits(Engine engine, ScalableBloomFilter f) {
-    try {
-      BloomFilter.Sizing s =
-          ScalableBloomFilter.layerSizing(
-              f.initialCapacity(), f.configuredErrorRate(), f.expansion(), true, f.layerCount());
-      return memoryFits(engine, s.bytes());
-    } catch (IllegalArgumentException e) {
-      return false; // larger than any array: add() would refuse it too
     }
   }
 

@@ -18,6 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 . scripts/jdk.sh
 idem_find_jdk25 || exit 1
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 . scripts/bench-lib.sh
 
 n=${N:-1000000}

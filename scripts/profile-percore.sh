@@ -41,7 +41,7 @@ trap 'kill "$pid" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$data"'
 for _ in $(seq 150); do redis-cli -p "$port" PING 2>/dev/null | grep -q PONG && break; sleep 0.2; done
 threads() { # each thread name's user and system ticks, summed over threads of that name
   local t name f
-  for t in /proc/"$pid"/task/[0-9]*; do
+  for t in $(find /proc/"$pid"/task -mindepth 1 -maxdepth 1); do # no glob: set -f is on
     name=$(tr ' ' _ <"$t/comm")
     read -r -a f < <(sed 's/.*) //' "$t/stat")
     echo "$name ${f[11]} ${f[12]}"

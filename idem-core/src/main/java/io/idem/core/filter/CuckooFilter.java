@@ -26,7 +26,7 @@ import java.util.Objects;
  * buckets and fingerprint, which then reads as absent: a false negative. Delete only items you
  * added. Deleting an item whose fingerprint is not stored changes nothing and returns false.
  */
-public final class CuckooFilter implements MembershipFilter {
+public final class CuckooFilter implements MembershipFilter, ScalableCuckoo {
   /*
    * Design: Fan et al., "Cuckoo Filter: Practically Better Than Bloom" (2014), with RedisBloom's
    * growth: when kicks fail, a new sub-table of buckets * expansion^n is added and the item goes
@@ -505,6 +505,57 @@ public final class CuckooFilter implements MembershipFilter {
     return false;
   }
 
+  /** Hashes the item with {@link Hash128}. */
+  @Override
+  public void hash(byte[] item, long[] pair) {
+    Hash128 h = new Hash128().hash(item);
+    pair[0] = h.h1();
+    pair[1] = h.h2();
+  }
+
+  @Override
+  public Insert insert(long h1, long h2, boolean unique, boolean mayGrow) {
+    if (unique && mightContain(h1, h2)) {
+      return Insert.EXISTS;
+    }
+    try {
+      insert(h1, h2, mayGrow);
+      return Insert.INSERTED;
+    } catch (FilterFullException e) {
+      return expansion == 0 ? Insert.NO_SPACE : Insert.TOO_LARGE;
+    }
+  }
+
+  @Override
+  public long bytesOfNextFilter() {
+    return growthBytes();
+  }
+
+  @Override
+  public boolean atFilterLimit() {
+    return tables.size() >= MAX_TABLES;
+  }
+
+  @Override
+  public int filterCount() {
+    return tables.size();
+  }
+
+  /**
+   * CF.DEL's change, also what a log replays: removes one copy, then compacts as RedisBloom does
+   * once the filter has grown and deletes pass a tenth of the items (which resets the count).
+   */
+  @Override
+  public boolean delete(long h1, long h2) {
+    if (!remove(h1, h2)) {
+      return false;
+    }
+    if (tables.size() > 1 && deleteCount() > itemCount() * 0.10) {
+      compactNewest();
+    }
+    return true;
+  }
+
   /**
    * Bytes the next sub-table would take, or -1 if the filter cannot grow: expansion 0, {@link
    * #MAX_TABLES} reached, or a table over the size limit.
@@ -596,6 +647,7 @@ public final class CuckooFilter implements MembershipFilter {
    * @return whether anything changed: a fingerprint moved, a sub-table went, or the delete count
    *     was reset
    */
+  @Override
   public boolean compact() {
     return compact(false);
   }
@@ -674,6 +726,7 @@ public final class CuckooFilter implements MembershipFilter {
     return items;
   }
 
+  @Override
   public long deleteCount() {
     return deletes;
   }
@@ -683,10 +736,12 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /** Buckets of the first sub-table, as CF.INFO reports them. */
+  @Override
   public long bucketCount() {
     return tables.getFirst().buckets;
   }
 
+  @Override
   public int bucketSize() {
     return bucketSize;
   }
@@ -695,6 +750,7 @@ public final class CuckooFilter implements MembershipFilter {
     return fingerprintBits;
   }
 
+  @Override
   public int maxIterations() {
     return maxIterations;
   }

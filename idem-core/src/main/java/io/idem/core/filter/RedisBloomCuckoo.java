@@ -28,7 +28,7 @@ import java.util.function.LongPredicate;
  * either bucket in the newest sub-filter first, then in older ones; failing that it kicks
  * fingerprints around the newest (undone if that fails too), and then grows.
  */
-public final class RedisBloomCuckoo {
+public final class RedisBloomCuckoo implements ScalableCuckoo {
 
   /** The largest data chunk CF.SCANDUMP replies, as RedisBloom cuts them. */
   public static final int MAX_CHUNK_BYTES = 16 << 20;
@@ -57,16 +57,6 @@ public final class RedisBloomCuckoo {
   private long numDeletes;
 
   /** What an insert did. */
-  public enum Insert {
-    INSERTED,
-    /** An insert-if-absent found the item. */
-    EXISTS,
-    /** No room, and the filter does not grow (expansion 0). */
-    NO_SPACE,
-    /** The filter would grow past what is allowed here. */
-    TOO_LARGE
-  }
-
   private RedisBloomCuckoo(
       long numBuckets,
       int bucketSize,
@@ -143,6 +133,48 @@ public final class RedisBloomCuckoo {
 
   private long buckets(byte[] data) {
     return data.length / bucketSize;
+  }
+
+  /** RedisBloom's CF.ADD and CF.INSERT refuse to run on a filter with this many sub-filters. */
+  public static final int MAX_EXPANSIONS = 32;
+
+  /** RedisBloom's hash of the item in the pair's first half; the second is 0. */
+  @Override
+  public void hash(byte[] item, long[] pair) {
+    pair[0] = hash(item);
+    pair[1] = 0;
+  }
+
+  @Override
+  public boolean mightContain(long a, long b) {
+    return contains(a);
+  }
+
+  @Override
+  public long count(long a, long b) {
+    return count(a);
+  }
+
+  @Override
+  public Insert insert(long a, long b, boolean unique, boolean mayGrow) {
+    return unique ? insertUnique(a, mayGrow) : insert(a, mayGrow);
+  }
+
+  @Override
+  public boolean atFilterLimit() {
+    return filterCount() >= MAX_EXPANSIONS;
+  }
+
+  @Override
+  public boolean delete(long a, long b) {
+    return delete(a);
+  }
+
+  /** RedisBloom's CF.COMPACT, which goes on past a sub-filter it cannot empty; always true. */
+  @Override
+  public boolean compact() {
+    compact(true);
+    return true;
   }
 
   public boolean contains(long hash) {
@@ -278,6 +310,7 @@ public final class RedisBloomCuckoo {
   }
 
   /** Bytes the next sub-filter would take, or -1 if it may not be made. */
+  @Override
   public long bytesOfNextFilter() {
     if (expansion == 0 || filters.size() >= MAX_FILTERS) {
       return -1;
@@ -368,30 +401,37 @@ public final class RedisBloomCuckoo {
 
   // ---- what CF.INFO shows
 
+  @Override
   public long itemCount() {
     return numItems;
   }
 
+  @Override
   public long deleteCount() {
     return numDeletes;
   }
 
+  @Override
   public int filterCount() {
     return filters.size();
   }
 
+  @Override
   public long bucketCount() {
     return numBuckets;
   }
 
+  @Override
   public int bucketSize() {
     return bucketSize;
   }
 
+  @Override
   public int maxIterations() {
     return maxIterations;
   }
 
+  @Override
   public int expansion() {
     return expansion;
   }
@@ -406,6 +446,7 @@ public final class RedisBloomCuckoo {
   }
 
   /** CF.INFO's Size as RedisBloom computes it: its structs (40 + 16 a sub-filter) and the data. */
+  @Override
   public long sizeInBytes() {
     long s = 40;
     for (byte[] data : filters) {

@@ -1,8 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -21,23 +19,18 @@ public final class CfAddCommand implements Handler {
 
   /** CF.ADD and CF.ADDNX: a full filter is an error reply, as RedisBloom's single-item adds. */
   static Reply add(Call call, boolean nx) {
-    Hash128 h = new Hash128().hash(call.arg(2));
-    long h1 = h.h1();
-    long h2 = h.h2();
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
-              if (moved != null) {
-                return RedisCuckoos.add(call, tx, moved, nx);
-              }
-              CuckooFilter f = Cuckoos.forInsert(tx, call.engine(), true, Cuckoos.DEFAULT_CAPACITY);
-              return switch (Cuckoos.insert(call.engine(), f, h1, h2, nx)) {
+              ScalableCuckoo f =
+                  Cuckoos.forInsert(tx, call.engine(), true, Cuckoos.DEFAULT_CAPACITY);
+              long[] pair = new long[2];
+              f.hash(call.arg(2), pair);
+              return switch (Cuckoos.insert(call.engine(), f, pair[0], pair[1], nx)) {
                 case INSERTED -> {
                   tx.log(
-                      nx ? CuckooCodec.OP_ADD_NX : CuckooCodec.OP_ADD,
-                      CuckooCodec.pairs(new long[] {h1, h2}, 2));
+                      nx ? CuckooCodec.OP_ADD_NX : CuckooCodec.OP_ADD, Cuckoos.payload(f, pair, 2));
                   yield Cuckoos.bool(call, true);
                 }
                 case EXISTS -> Cuckoos.bool(call, false);

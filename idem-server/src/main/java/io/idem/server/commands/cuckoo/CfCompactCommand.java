@@ -1,7 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -19,11 +18,7 @@ public final class CfCompactCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
-              if (moved != null) {
-                return RedisCuckoos.compact(tx, moved);
-              }
-              CuckooFilter f = Cuckoos.filter(tx.entry());
+              ScalableCuckoo f = Cuckoos.filter(tx.entry());
               if (f == null) {
                 throw new CommandException(CuckooErrors.COMPACT_NOT_FOUND);
               }

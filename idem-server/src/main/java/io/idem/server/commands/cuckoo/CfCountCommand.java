@@ -1,8 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -17,17 +15,17 @@ public final class CfCountCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    Hash128 h = new Hash128().hash(call.arg(2));
     return call.engine()
         .read(
             call.arg(1),
             e -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(e);
-              if (moved != null) {
-                return Reply.integer(moved.count(RedisBloomCuckoo.hash(call.arg(2))));
+              ScalableCuckoo f = Cuckoos.filter(e);
+              if (f == null) {
+                return Reply.ZERO;
               }
-              CuckooFilter f = Cuckoos.filter(e);
-              return Reply.integer(f == null ? 0 : f.count(h.h1(), h.h2()));
+              long[] pair = new long[2];
+              f.hash(call.arg(2), pair);
+              return Reply.integer(f.count(pair[0], pair[1]));
             });
   }
 }

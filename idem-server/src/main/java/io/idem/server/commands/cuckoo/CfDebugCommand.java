@@ -27,7 +27,7 @@ public final class CfDebugCommand implements Handler {
                     moved.maxIterations(),
                     moved.expansion());
               }
-              CuckooFilter f = Cuckoos.filter(e);
+              CuckooFilter f = Cuckoos.own(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);
               }

@@ -1,8 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -18,24 +16,19 @@ public final class CfDelCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    Hash128 h = new Hash128().hash(call.arg(2));
-    long h1 = h.h1();
-    long h2 = h.h2();
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
-              if (moved != null) {
-                return RedisCuckoos.delete(call, tx, moved);
-              }
-              CuckooFilter f = Cuckoos.filter(tx.entry());
+              ScalableCuckoo f = Cuckoos.filter(tx.entry());
               if (f == null) {
                 throw new CommandException(CuckooErrors.DEL_NOT_FOUND);
               }
-              boolean deleted = CuckooCodec.delete(f, h1, h2);
+              long[] pair = new long[2];
+              f.hash(call.arg(2), pair);
+              boolean deleted = f.delete(pair[0], pair[1]);
               if (deleted) {
-                tx.log(CuckooCodec.OP_DEL, CuckooCodec.pairs(new long[] {h1, h2}, 2));
+                tx.log(CuckooCodec.OP_DEL, Cuckoos.payload(f, pair, 2));
               }
               return Cuckoos.bool(call, deleted);
             });

@@ -1,8 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -15,17 +13,12 @@ public final class CfExistsCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    Hash128 h = new Hash128().hash(call.arg(2));
     return call.engine()
         .read(
             call.arg(1),
             e -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(e);
-              if (moved != null) {
-                return Cuckoos.bool(call, RedisCuckoos.contains(moved, call.arg(2)));
-              }
-              CuckooFilter f = Cuckoos.filter(e);
-              return Cuckoos.bool(call, f != null && f.mightContain(h.h1(), h.h2()));
+              ScalableCuckoo f = Cuckoos.filter(e);
+              return Cuckoos.bool(call, f != null && f.mightContainItem(call.arg(2)));
             });
   }
 }

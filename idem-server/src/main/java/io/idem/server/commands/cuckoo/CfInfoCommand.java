@@ -28,7 +28,7 @@ public final class CfInfoCommand implements Handler {
               if (moved != null) {
                 return RedisCuckoos.info(call, moved);
               }
-              CuckooFilter f = Cuckoos.filter(e);
+              CuckooFilter f = Cuckoos.own(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);
               }

@@ -1,6 +1,5 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
@@ -55,25 +54,19 @@ public final class CfInsertCommand implements Handler {
     if (items < 0 || items == argc) {
       throw new CommandException(Errors.wrongArity(name));
     }
-    long[] hashes = Cuckoos.hashes(call, items);
     int first = items;
     boolean mayCreate = create;
     long capacityIfNew = capacity;
     return call.engine()
         .write(
             call.arg(1),
-            tx -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(tx.entry());
-              if (moved != null) {
-                return Reply.array(RedisCuckoos.insertAll(call, tx, moved, first, nx));
-              }
-              return Reply.array(
-                  Cuckoos.insertAll(
-                      call,
-                      tx,
-                      Cuckoos.forInsert(tx, call.engine(), mayCreate, capacityIfNew),
-                      hashes,
-                      nx));
-            });
+            tx ->
+                Reply.array(
+                    Cuckoos.insertAll(
+                        call,
+                        tx,
+                        Cuckoos.forInsert(tx, call.engine(), mayCreate, capacityIfNew),
+                        first,
+                        nx)));
   }
 }

@@ -31,7 +31,7 @@ public final class CfLoadChunkCommand implements Handler {
               if (moved != null && iter != 1) {
                 return RedisCuckoos.loadChunk(tx, moved, iter, data);
               }
-              CuckooFilter f = moved == null ? Cuckoos.filter(tx.entry()) : null;
+              CuckooFilter f = moved == null ? Cuckoos.own(tx.entry()) : null;
               if (iter == 1) {
                 if (f != null || moved != null) {
                   throw new CommandException(CuckooErrors.ITEM_EXISTS);

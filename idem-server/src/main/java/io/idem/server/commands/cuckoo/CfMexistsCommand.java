@@ -1,7 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -16,22 +15,14 @@ public final class CfMexistsCommand implements Handler {
 
   @Override
   public Reply handle(Call call) {
-    long[] hashes = Cuckoos.hashes(call, 2);
     return call.engine()
         .read(
             call.arg(1),
             e -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(e);
-              List<Reply> out = new ArrayList<>(hashes.length / 2);
-              if (moved != null) {
-                for (int i = 2; i < call.argc(); i++) {
-                  out.add(Cuckoos.bool(call, RedisCuckoos.contains(moved, call.arg(i))));
-                }
-                return Reply.array(out);
-              }
-              CuckooFilter f = Cuckoos.filter(e);
-              for (int i = 0; i < hashes.length; i += 2) {
-                out.add(Cuckoos.bool(call, f != null && f.mightContain(hashes[i], hashes[i + 1])));
+              ScalableCuckoo f = Cuckoos.filter(e);
+              List<Reply> out = new ArrayList<>(call.argc() - 2);
+              for (int i = 2; i < call.argc(); i++) {
+                out.add(Cuckoos.bool(call, f != null && f.mightContainItem(call.arg(i))));
               }
               return Reply.array(out);
             });

@@ -70,7 +70,7 @@ public final class CfReserveCommand implements Handler {
         .write(
             call.arg(1),
             tx -> {
-              if (RedisCuckoos.of(tx.entry()) != null || Cuckoos.filter(tx.entry()) != null) {
+              if (Cuckoos.filter(tx.entry()) != null) {
                 throw new CommandException(CuckooErrors.ITEM_EXISTS);
               }
               Cuckoos.create(tx, call.engine(), capacity, bucketSize, maxIterations, expansion);

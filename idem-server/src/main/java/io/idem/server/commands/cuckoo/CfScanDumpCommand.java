@@ -31,7 +31,7 @@ public final class CfScanDumpCommand implements Handler {
               if (moved != null) {
                 return RedisCuckoos.scandump(moved, iter);
               }
-              CuckooFilter f = Cuckoos.filter(e);
+              CuckooFilter f = Cuckoos.own(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);
               }

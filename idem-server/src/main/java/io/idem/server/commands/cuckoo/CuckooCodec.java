@@ -94,7 +94,7 @@ public final class CuckooCodec implements ValueCodec<CuckooFilter> {
           throw new IOException("DEL payload of " + payload.length + " bytes is not one pair");
         }
         ByteBuffer b = ByteBuffer.wrap(payload);
-        if (!delete(f, b.getLong(), b.getLong())) {
+        if (!f.delete(b.getLong(), b.getLong())) { // CF.DEL's change, compaction included
           throw new IOException("replayed DEL found nothing to delete");
         }
       }
@@ -110,20 +110,6 @@ public final class CuckooCodec implements ValueCodec<CuckooFilter> {
       }
       default -> throw new IOException("unknown cuckoo operation " + op);
     }
-  }
-
-  /**
-   * CF.DEL's change, shared with its replay: removes one copy, then compacts as RedisBloom does
-   * when the filter has grown and deletes pass a tenth of the items (which resets the count).
-   */
-  static boolean delete(CuckooFilter f, long h1, long h2) {
-    if (!f.remove(h1, h2)) {
-      return false;
-    }
-    if (f.tableCount() > 1 && f.deleteCount() > f.itemCount() * 0.10) {
-      f.compactNewest();
-    }
-    return true;
   }
 
   /** Pairs (h1, h2) packed in {@code hashes[0, count)}. */

@@ -1,8 +1,8 @@
 package io.idem.server.commands.cuckoo;
 
 import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.FilterFullException;
-import io.idem.core.hash.Hash128;
+import io.idem.core.filter.RedisBloomCuckoo;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Engine;
@@ -29,9 +29,30 @@ final class Cuckoos {
 
   private Cuckoos() {}
 
-  /** The filter at the entry, null if none, WRONGTYPE if another type. */
-  static @Nullable CuckooFilter filter(@Nullable Entry e) {
-    return Entry.valueOrNull(e, CuckooCodec.INSTANCE);
+  /** The filter at the entry, of either layout; null if none, WRONGTYPE if another type. */
+  static @Nullable ScalableCuckoo filter(@Nullable Entry e) {
+    RedisBloomCuckoo moved = RedisCuckoos.of(e);
+    return moved != null ? moved : Entry.valueOrNull(e, CuckooCodec.INSTANCE);
+  }
+
+  /**
+   * A filter in Idem's layout at the entry; null if none or RedisBloom's, WRONGTYPE if another
+   * type.
+   */
+  static @Nullable CuckooFilter own(@Nullable Entry e) {
+    return RedisCuckoos.of(e) != null ? null : Entry.valueOrNull(e, CuckooCodec.INSTANCE);
+  }
+
+  /** What the log keeps of items given by hash pairs {@code pairs[0, count)}: the layout's own. */
+  static byte[] payload(ScalableCuckoo f, long[] pairs, int count) {
+    if (f instanceof RedisBloomCuckoo) {
+      long[] hashes = new long[count / 2];
+      for (int i = 0; i < hashes.length; i++) {
+        hashes[i] = pairs[2 * i];
+      }
+      return RedisCuckooCodec.hashes(hashes);
+    }
+    return CuckooCodec.pairs(pairs, count);
   }
 
   /**
@@ -65,18 +86,6 @@ final class Cuckoos {
     return engine.memoryFits(bytes);
   }
 
-  /** The hashes of arguments {@code [from, argc)}, as (h1, h2) pairs. */
-  static long[] hashes(Call call, int from) {
-    long[] out = new long[2 * (call.argc() - from)];
-    Hash128 h = new Hash128();
-    for (int i = from; i < call.argc(); i++) {
-      h.hash(call.arg(i));
-      out[2 * (i - from)] = h.h1();
-      out[2 * (i - from) + 1] = h.h2();
-    }
-    return out;
-  }
-
   /** What inserting one item did: RedisBloom's CuckooInsertStatus. */
   enum Outcome {
     INSERTED,
@@ -88,29 +97,29 @@ final class Cuckoos {
     NO_MEMORY
   }
 
-  static Outcome insert(Engine engine, CuckooFilter f, long h1, long h2, boolean nx) {
-    if (nx && f.mightContain(h1, h2)) {
-      return Outcome.EXISTS;
-    }
-    // Growth allocates: allowed only if the next sub-table fits the memory the server may spend.
-    long growth = f.growthBytes();
+  static Outcome insert(Engine engine, ScalableCuckoo f, long a, long b, boolean nx) {
+    // Growth allocates: allowed only if the next sub-filter fits the memory the server may spend.
+    long growth = f.bytesOfNextFilter();
     boolean mayGrow = growth >= 0 && memoryFits(engine, growth);
     try {
-      f.insert(h1, h2, mayGrow);
-      return Outcome.INSERTED;
-    } catch (FilterFullException e) {
-      return f.expansion() == 0 ? Outcome.FULL : Outcome.NO_MEMORY;
+      return switch (f.insert(a, b, nx, mayGrow)) {
+        case INSERTED -> Outcome.INSERTED;
+        case EXISTS -> Outcome.EXISTS;
+        case NO_SPACE -> Outcome.FULL;
+        case TOO_LARGE -> Outcome.NO_MEMORY;
+      };
     } catch (OutOfMemoryError e) {
-      return Outcome.NO_MEMORY; // the new sub-table's one array failed; the filter is unchanged
+      return Outcome.NO_MEMORY; // the new sub-filter's one array failed; the filter is unchanged
     }
   }
 
   /**
-   * The filter of an insert command: the one at the key, else a new one if {@code create}, else
-   * "ERR not found". RedisBloom refuses any insert into a filter at its limit of sub-tables.
+   * The filter of an insert command, of either layout: the one at the key, else a new one of Idem's
+   * if {@code create}, else "ERR not found". RedisBloom refuses any insert into a filter at its
+   * limit of sub-filters.
    */
-  static CuckooFilter forInsert(KeyTx tx, Engine engine, boolean create, long capacity) {
-    CuckooFilter f = filter(tx.entry());
+  static ScalableCuckoo forInsert(KeyTx tx, Engine engine, boolean create, long capacity) {
+    ScalableCuckoo f = filter(tx.entry());
     if (f == null) {
       if (!create) {
         throw new CommandException(CuckooErrors.NOT_FOUND);
@@ -119,40 +128,39 @@ final class Cuckoos {
           create(
               tx, engine, capacity, DEFAULT_BUCKET_SIZE, DEFAULT_MAX_ITERATIONS, DEFAULT_EXPANSION);
     }
-    if (f.tableCount() >= CuckooFilter.MAX_TABLES) {
+    if (f.atFilterLimit()) {
       throw new CommandException(CuckooErrors.MAX_EXPANSIONS);
     }
     return f;
   }
 
   /**
-   * Inserts the items hashed in {@code hashes}, one reply each as CF.INSERT (or CF.INSERTNX when
-   * {@code nx}) replies: a failed item is -1 and the rest go on. The items inserted are logged in
-   * one operation, also when something throws half-way.
+   * Inserts the items in arguments {@code [from, argc)}, one reply each as CF.INSERT (or
+   * CF.INSERTNX when {@code nx}) replies: a failed item is -1 and the rest go on. The items
+   * inserted are logged in one operation, also when something throws half-way.
    */
-  static List<Reply> insertAll(Call call, KeyTx tx, CuckooFilter f, long[] hashes, boolean nx) {
-    int n = hashes.length / 2;
+  static List<Reply> insertAll(Call call, KeyTx tx, ScalableCuckoo f, int from, boolean nx) {
+    int n = call.argc() - from;
     List<Reply> replies = new ArrayList<>(n);
-    long[] inserted = new long[Math.min(hashes.length, 2048)];
+    long[] inserted = new long[Math.clamp(2L * n, 2, 2048)];
+    long[] pair = new long[2];
     int logged = 0;
     try {
-      for (int i = 0; i < n; i++) {
-        long h1 = hashes[2 * i];
-        long h2 = hashes[2 * i + 1];
-        Outcome o = insert(call.engine(), f, h1, h2, nx);
+      for (int i = from; i < call.argc(); i++) {
+        f.hash(call.arg(i), pair);
+        Outcome o = insert(call.engine(), f, pair[0], pair[1], nx);
         if (o == Outcome.INSERTED) {
           if (logged == inserted.length) {
             inserted = Arrays.copyOf(inserted, 2 * inserted.length);
           }
-          inserted[logged++] = h1;
-          inserted[logged++] = h2;
+          inserted[logged++] = pair[0];
+          inserted[logged++] = pair[1];
         }
         replies.add(multiReply(call, o, nx));
       }
     } finally {
       if (logged > 0) {
-        tx.log(
-            nx ? CuckooCodec.OP_ADD_NX : CuckooCodec.OP_ADD, CuckooCodec.pairs(inserted, logged));
+        tx.log(nx ? CuckooCodec.OP_ADD_NX : CuckooCodec.OP_ADD, payload(f, inserted, logged));
       }
     }
     return replies;

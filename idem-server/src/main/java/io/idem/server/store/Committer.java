@@ -1,9 +1,12 @@
 package io.idem.server.store;
 
+import static io.idem.server.store.Layout.GROUP_BYTES;
 import static io.idem.server.store.Layout.META_SEQ;
+import static io.idem.server.store.Layout.groupKey;
 import static io.idem.server.store.Layout.seqKey;
 
 import io.idem.server.store.RocksStore.FsyncPolicy;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -39,7 +42,8 @@ final class Committer {
    */
   private record Op(
       long seq,
-      Write write,
+      @Nullable Write write,
+      byte @Nullable [] record,
       long logBytes,
       long heapBytes,
       @Nullable Runnable written,
@@ -116,7 +120,17 @@ final class Committer {
 
   /** As below, for a change with nothing to run once written. */
   long append(long logBytes, long heapBytes, Write write) {
-    return append(logBytes, heapBytes, write, null, null);
+    return append(logBytes, heapBytes, null, write, null, null);
+  }
+
+  /** As below, for a change with no log record. */
+  long append(
+      long logBytes,
+      long heapBytes,
+      Write write,
+      @Nullable Runnable written,
+      @Nullable LongConsumer numbered) {
+    return append(logBytes, heapBytes, null, write, written, numbered);
   }
 
   /**
@@ -128,19 +142,20 @@ final class Committer {
   long append(
       long logBytes,
       long heapBytes,
-      Write write,
+      byte @Nullable [] record,
+      @Nullable Write write,
       @Nullable Runnable written,
       @Nullable LongConsumer numbered) {
     queuedHeapBytes.addAndGet(heapBytes);
     OpenCommand open = openCommand.get();
     if (open.depth > 0) {
-      open.ops.add(new Op(0, write, logBytes, heapBytes, written, numbered));
+      open.ops.add(new Op(0, write, record, logBytes, heapBytes, written, numbered));
       return 0;
     }
     appendLock.lock();
     try {
       long seq = ++lastSeq;
-      pending.add(new Op(seq, write, logBytes, heapBytes, written, null));
+      pending.add(new Op(seq, write, record, logBytes, heapBytes, written, null));
       if (numbered != null) {
         numbered.accept(seq);
       }
@@ -176,7 +191,9 @@ final class Committer {
     try {
       for (Op op : open.ops) {
         long seq = ++lastSeq;
-        pending.add(new Op(seq, op.write(), op.logBytes(), op.heapBytes(), op.written(), null));
+        pending.add(
+            new Op(
+                seq, op.write(), op.record(), op.logBytes(), op.heapBytes(), op.written(), null));
         if (op.numbered() != null) {
           op.numbered().accept(seq);
         }
@@ -232,9 +249,14 @@ final class Committer {
     faults.at(StoreFaults.Step.COMMIT_WRITE);
     try (WriteBatch batch = new WriteBatch()) {
       for (Op op : ops) {
-        op.write().to(batch, op.seq());
+        if (op.write() != null) {
+          op.write().to(batch, op.seq());
+        }
         bytes += op.logBytes();
       }
+      // The group's log records in one put (or a few, of at most GROUP_BYTES), after the writes:
+      // a FLUSHALL's range delete of the log in this group does not take them.
+      putRecords(batch, ops);
       batch.put(db.meta, META_SEQ, seqKey(last));
       WriteOptions options = writeOptions;
       db.db.write(options, batch);
@@ -266,6 +288,34 @@ final class Committer {
     durability.advance(last);
     if (first != null) {
       durability.fail("a written change's callback failed", first);
+    }
+  }
+
+  /** Puts the records of {@code ops} into the log as groups (see {@link Layout#groupKey}). */
+  private void putRecords(WriteBatch batch, ArrayList<Op> ops) throws RocksDBException {
+    int from = 0;
+    while (from < ops.size()) {
+      int bytes = 0;
+      int to = from;
+      long lastSeq = -1;
+      for (; to < ops.size() && (bytes < GROUP_BYTES || lastSeq < 0); to++) {
+        byte[] r = ops.get(to).record();
+        if (r != null) {
+          bytes += 12 + r.length;
+          lastSeq = ops.get(to).seq();
+        }
+      }
+      if (lastSeq >= 0) {
+        ByteBuffer group = ByteBuffer.allocate(bytes);
+        for (int i = from; i < to; i++) {
+          Op op = ops.get(i);
+          if (op.record() != null) {
+            group.putLong(op.seq()).putInt(op.record().length).put(op.record());
+          }
+        }
+        batch.put(db.log, groupKey(lastSeq), group.array());
+      }
+      from = to;
     }
   }
 

@@ -6,10 +6,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The store's byte layout on disk (format version 1, all integers big-endian), by column family:
+ * The store's byte layout on disk (format version 2, all integers big-endian), by column family:
  *
  * <pre>
- * default  "format"                      -> u32 format version (1)
+ * default  "format"                      -> u32 format version (2; 1 had single records only)
  *          "seq"                         -> u64 last sequence number written
  *          "m:" name                     -> the journal's named values (Journal.putMeta): a
  *                                           cluster node's applied offsets
@@ -17,7 +17,11 @@ import java.nio.charset.StandardCharsets;
  * objects  u64 id                        -> u8 type | u64 snapshot seq | i64 snapshot version
  *                                           (-1: none, build from the recipe) | u32 n | n bytes recipe
  * chunks   u64 id | i64 version | u32 i  -> up to 4 MiB of the value's snapshot, chunk i
- * log      u64 seq                       -> u64 id | u8 op | payload (ValueCodec.apply's bytes)
+ * log      u64 seq | 0x01               -> a group: n x (u64 seq | u32 length | record), keyed by
+ *                                           its last record's seq; one a commit group, at most
+ *                                           GROUP_BYTES each
+ *          u64 seq                       -> one record (format 1, read still)
+ *          record: u64 id | u8 op | payload (ValueCodec.apply's bytes)
  * rows     u64 id | row key              -> row value (stored values' rows, see engine.Rows)
  * </pre>
  *
@@ -30,7 +34,17 @@ import java.nio.charset.StandardCharsets;
  */
 final class Layout {
 
-  static final int FORMAT_VERSION = 1;
+  static final int FORMAT_VERSION = 2;
+
+  /** The format before log records were grouped: read, and upgraded in place. */
+  static final int FORMAT_SINGLE_RECORDS = 1;
+
+  /** A log group's records stop growing it past this many bytes: the next ones start another. */
+  static final int GROUP_BYTES = 1 << 20;
+
+  /** The byte after a group's seq in its key: it sorts after seq and before seq + 1. */
+  static final byte GROUP_MARK = 1;
+
   static final int CHUNK_BYTES = 4 << 20;
   static final byte[] META_FORMAT = ascii("format");
   static final byte[] META_SEQ = ascii("seq");
@@ -81,6 +95,14 @@ final class Layout {
 
   static byte[] seqKey(long seq) {
     return ByteBuffer.allocate(8).putLong(seq).array();
+  }
+
+  /**
+   * The key of a log group whose last record has {@code lastSeq}: a range delete below {@code
+   * seqKey(s + 1)} takes it exactly when all its records are at or below s.
+   */
+  static byte[] groupKey(long lastSeq) {
+    return ByteBuffer.allocate(9).putLong(lastSeq).put(GROUP_MARK).array();
   }
 
   static byte[] chunkKey(long id, long version, int index) {

@@ -1,6 +1,8 @@
 package io.idem.server.store;
 
+import static io.idem.server.store.Layout.FORMAT_SINGLE_RECORDS;
 import static io.idem.server.store.Layout.FORMAT_VERSION;
+import static io.idem.server.store.Layout.GROUP_MARK;
 import static io.idem.server.store.Layout.MAX_SNAPSHOT_BYTES;
 import static io.idem.server.store.Layout.META_FORMAT;
 import static io.idem.server.store.Layout.META_SEQ;
@@ -46,6 +48,10 @@ final class Loader {
   private final StoreDb db;
   private final Codecs codecs;
 
+  // The highest sequence number and value id seen so far by load().
+  private long last;
+  private long maxId;
+
   Loader(StoreDb db, Codecs codecs) {
     this.db = db;
     this.codecs = codecs;
@@ -70,7 +76,7 @@ final class Loader {
     try {
       checkFormat();
       byte[] seq = db.db.get(db.meta, META_SEQ);
-      long last = seq == null ? 0 : ByteBuffer.wrap(seq).getLong();
+      last = seq == null ? 0 : ByteBuffer.wrap(seq).getLong();
 
       // Names: which ids are live, under which key, until when.
       Map<Long, byte[]> nameOf = new HashMap<>();
@@ -90,7 +96,7 @@ final class Loader {
 
       // Objects: snapshot or recipe of each live id; garbage goes.
       Map<Long, Loaded> loaded = new HashMap<>();
-      long maxId = 0;
+      maxId = 0;
       try (WriteBatch garbage = new WriteBatch();
           RocksIterator it = db.db.newIterator(db.objects)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
@@ -117,21 +123,27 @@ final class Loader {
       long replayed = 0;
       try (RocksIterator it = db.db.newIterator(db.log)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
-          long s = ByteBuffer.wrap(it.key()).getLong();
-          last = Math.max(last, s);
+          byte[] key = it.key();
           ByteBuffer v = ByteBuffer.wrap(it.value());
-          long id = v.getLong();
-          maxId = Math.max(maxId, id);
-          Loaded l = loaded.get(id);
-          if (l == null || s <= l.snapshotSeq) {
+          if (key.length == 8) { // one record, as format 1 wrote them
+            replayed += replay(loaded, ByteBuffer.wrap(key).getLong(), v) ? 1 : 0;
             continue;
           }
-          byte op = v.get();
-          byte[] payload = new byte[v.remaining()];
-          v.get(payload);
-          apply(l, op, payload);
-          l.dirty = true;
-          replayed++;
+          if (key.length != 9 || key[8] != GROUP_MARK) {
+            throw new IOException("corrupt log key of " + key.length + " bytes");
+          }
+          while (v.hasRemaining()) {
+            if (v.remaining() < 12) {
+              throw new IOException("corrupt log group at seq " + ByteBuffer.wrap(key).getLong());
+            }
+            long s = v.getLong();
+            int length = v.getInt();
+            if (length < 9 || length > v.remaining()) {
+              throw new IOException("corrupt log record at seq " + s + ": length " + length);
+            }
+            replayed += replay(loaded, s, v.slice(v.position(), length)) ? 1 : 0;
+            v.position(v.position() + length);
+          }
         }
       }
       List<Value> values = new ArrayList<>(loaded.size());
@@ -150,6 +162,9 @@ final class Loader {
     byte[] format = db.db.get(db.meta, META_FORMAT);
     if (format == null) {
       db.db.put(db.meta, META_FORMAT, ByteBuffer.allocate(4).putInt(FORMAT_VERSION).array());
+    } else if (format.length == 4 && ByteBuffer.wrap(format).getInt() == FORMAT_SINGLE_RECORDS) {
+      // Its single records are read as they are; what is written from now on is grouped.
+      db.db.put(db.meta, META_FORMAT, ByteBuffer.allocate(4).putInt(FORMAT_VERSION).array());
     } else if (format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT_VERSION) {
       throw new IOException(
           "the data directory "
@@ -159,6 +174,25 @@ final class Loader {
               + "; this Idem reads format "
               + FORMAT_VERSION);
     }
+  }
+
+  /**
+   * Replays one record (u64 id | u8 op | payload) of sequence number {@code s}; false if skipped.
+   */
+  private boolean replay(Map<Long, Loaded> loaded, long s, ByteBuffer v) throws IOException {
+    last = Math.max(last, s);
+    long id = v.getLong();
+    maxId = Math.max(maxId, id);
+    Loaded l = loaded.get(id);
+    if (l == null || s <= l.snapshotSeq) {
+      return false;
+    }
+    byte op = v.get();
+    byte[] payload = new byte[v.remaining()];
+    v.get(payload);
+    apply(l, op, payload);
+    l.dirty = true;
+    return true;
   }
 
   @SuppressWarnings("unchecked")

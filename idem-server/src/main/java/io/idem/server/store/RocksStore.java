@@ -188,9 +188,7 @@ public final class RocksStore implements Journal {
     snapshots.changed(entry);
     if (changes.isEmpty()) {
       committer.append(
-          record.length + 16,
-          record.length + CHANGE_OVERHEAD,
-          (b, seq) -> b.put(db.log, seqKey(seq), record));
+          record.length + 16, record.length + CHANGE_OVERHEAD, record, null, null, null);
       return;
     }
     rows.journal(id, record, changes);

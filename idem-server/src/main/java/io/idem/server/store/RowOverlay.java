@@ -1,7 +1,6 @@
 package io.idem.server.store;
 
 import static io.idem.server.store.Layout.idKey;
-import static io.idem.server.store.Layout.seqKey;
 
 import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
@@ -106,10 +105,8 @@ final class RowOverlay implements Rows {
     committer.append(
         record == null ? 0 : record.length + 16,
         heap,
+        record,
         (b, seq) -> {
-          if (record != null) {
-            b.put(db.log, seqKey(seq), record);
-          }
           for (int i = 0; i < n; i++) {
             switch (changes[i]) {
               case RowChange.Put p -> b.put(db.rows, keys[i], p.value());

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
@@ -24,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
 
 /** The store keeps what the engine did across close and reopen, through snapshots and the log. */
 class RocksStoreTest {
@@ -157,6 +160,89 @@ class RocksStoreTest {
     CountDownLatch done = new CountDownLatch(1);
     store.whenDurable(store.lastSeq(), done::countDown);
     assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** The log's keys: single records (8 bytes) and groups (9). */
+  private List<byte[]> logKeys() throws Exception {
+    StoreDb db = new StoreDb(dir);
+    try (RocksIterator it = db.db.newIterator(db.log)) {
+      List<byte[]> keys = new ArrayList<>();
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        keys.add(it.key());
+      }
+      return keys;
+    } finally {
+      db.close();
+    }
+  }
+
+  @Test
+  void aCommandLargerThanALogGroup_isWrittenAsSeveralGroups_andReplayedInOrder() throws Exception {
+    var o = open();
+    o.store().beginCommand(); // one commit group: 150,000 records of 29 bytes each
+    for (long v = 0; v < 150_000; v++) {
+      add(o.engine(), "k", v);
+    }
+    remove(o.engine(), "k", 7);
+    o.store().endCommand();
+    add(o.engine(), "other", 1);
+    awaitDurable(o.store());
+    o.store().close();
+    List<byte[]> keys = logKeys();
+    assertThat(keys).allMatch(k -> k.length == 9 && k[8] == Layout.GROUP_MARK);
+    assertThat(keys.size()).isBetween(5, 6); // 4.35 MB in groups of at most 1 MiB, then one more
+    var again = open();
+    TreeSet<Long> items = items(again.engine(), "k");
+    assertThat(items).hasSize(149_999).doesNotContain(7L).contains(0L, 149_999L);
+    assertThat(items(again.engine(), "other")).containsExactly(1L);
+    again.store().close();
+  }
+
+  @Test
+  void aFormatOneStore_ofSingleLogRecords_isReplayedAndUpgraded() throws Exception {
+    var o = open();
+    for (long v = 0; v < 100; v++) {
+      add(o.engine(), "k", v);
+    }
+    remove(o.engine(), "k", 50);
+    awaitDurable(o.store());
+    o.store().close();
+    // Rewrite the log as format 1 kept it: one record a key, under its sequence number.
+    StoreDb db = new StoreDb(dir);
+    try (RocksIterator it = db.db.newIterator(db.log);
+        WriteBatch b = new WriteBatch()) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        ByteBuffer v = ByteBuffer.wrap(it.value());
+        while (v.hasRemaining()) {
+          long seq = v.getLong();
+          byte[] record = new byte[v.getInt()];
+          v.get(record);
+          b.put(db.log, Layout.seqKey(seq), record);
+        }
+        b.delete(db.log, it.key());
+      }
+      b.put(db.meta, Layout.META_FORMAT, ByteBuffer.allocate(4).putInt(1).array());
+      db.db.write(db.noSync, b);
+    } finally {
+      db.close();
+    }
+    assertThat(logKeys()).hasSize(101).allMatch(k -> k.length == 8);
+    var again = open();
+    assertThat(items(again.engine(), "k")).hasSize(99).doesNotContain(50L);
+    add(again.engine(), "k", 500);
+    awaitDurable(again.store());
+    again.store().close();
+    StoreDb after = new StoreDb(dir);
+    try {
+      assertThat(ByteBuffer.wrap(after.db.get(after.meta, Layout.META_FORMAT)).getInt())
+          .isEqualTo(Layout.FORMAT_VERSION);
+    } finally {
+      after.close();
+    }
+    assertThat(logKeys()).hasSize(102); // the old records, and a group for the new one
+    var third = open();
+    assertThat(items(third.engine(), "k")).hasSize(100).contains(500L);
+    third.store().close();
   }
 
   @Test

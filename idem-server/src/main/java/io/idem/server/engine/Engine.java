@@ -487,7 +487,7 @@ public final class Engine implements AutoCloseable {
   /** The live entry at k, removing it first if it expired. Caller holds k's lock. */
   private @Nullable Entry live(Key k) {
     Entry e = keys.get(k);
-    if (e != null && e.expireAtMillis() <= now()) {
+    if (e != null && e.expireAtMillis() != Entry.PERSISTENT && e.expireAtMillis() <= now()) {
       if (dueKeys != null && !FIXED_NOW.isBound()) {
         return null; // gone for this node's reads; only a record of the log deletes it
       }

@@ -255,8 +255,9 @@ final class Connection extends ChannelInboundHandlerAdapter implements QueryMemo
     long bytes = outputBytes();
     session.setOutputBytes(bytes);
     OutputBufferLimit limit = server.outputBufferLimit();
-    long now = System.currentTimeMillis();
-    if (limit.softBytes() > 0 && bytes >= limit.softBytes()) {
+    boolean overSoft = limit.softBytes() > 0 && bytes >= limit.softBytes();
+    long now = overSoft ? System.currentTimeMillis() : 0; // the time matters only over the limit
+    if (overSoft) {
       if (softSinceMillis == 0) {
         softSinceMillis = now;
       }

@@ -1,7 +1,7 @@
 package io.idem.server.commands.queue;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -65,6 +65,33 @@ public final class JobQueue {
     }
   }
 
+  /**
+   * A job's id as a map key: one small object beside the id's array, a fraction of a ByteBuffer
+   * around it (the maps hold a key a job; docs/benchmarks/percore.md has the bytes). Ordered as a
+   * ByteBuffer of the bytes was (signed, then length), so snapshots list done ids as before.
+   */
+  record Id(byte[] bytes) implements Comparable<Id> {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Id other && Arrays.equals(bytes, other.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public int compareTo(Id o) {
+      return Arrays.compare(bytes, o.bytes);
+    }
+
+    @Override
+    public String toString() {
+      return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
   /** One job. Its fields change only through the queue. */
   static final class Job {
     final long seq;
@@ -79,7 +106,11 @@ public final class JobQueue {
     long token;
     long leaseUntil;
     State state = State.WAITING;
-    final List<String> errors = new ArrayList<>();
+
+    /**
+     * The errors of its failed attempts; the shared empty list until the first (most have none).
+     */
+    List<String> errors = List.of();
 
     Job(
         long seq,
@@ -100,9 +131,20 @@ public final class JobQueue {
       this.uniqueMillis = uniqueMillis;
     }
 
-    /** Bytes this job holds in memory, about. */
+    void addError(String error) {
+      if (errors.isEmpty()) {
+        errors = new ArrayList<>(2);
+      }
+      errors.add(error);
+    }
+
+    /**
+     * Bytes this job holds in memory, about: itself, its two arrays and the ordered set's entry
+     * that holds it (the id map's share is counted by the queue); checked against a class
+     * histogram.
+     */
     long memory() {
-      long m = 120 + id.length + payload.length;
+      long m = 168 + id.length + payload.length;
       for (String e : errors) {
         m += 40 + 2L * e.length();
       }
@@ -126,19 +168,19 @@ public final class JobQueue {
       new TreeSet<>(Comparator.<Job>comparingLong(j -> j.leaseUntil).thenComparingLong(j -> j.seq));
 
   /** Dead jobs, in the order they died. */
-  private final LinkedHashMap<ByteBuffer, Job> dead = new LinkedHashMap<>();
+  private final LinkedHashMap<Id, Job> dead = new LinkedHashMap<>();
 
   /** Every job not acked, by id. */
-  private final Map<ByteBuffer, Job> byId = new HashMap<>();
+  private final Map<Id, Job> byId = new HashMap<>();
 
   /** Ids of acked unique jobs, until their window ends: a second add of one is a duplicate. */
-  private final Map<ByteBuffer, Long> doneUntil = new HashMap<>();
+  private final Map<Id, Long> doneUntil = new HashMap<>();
 
   /** The same ids by the end of their window, so that dropping them looks at no other. */
   private final PriorityQueue<DoneId> doneOrder =
       new PriorityQueue<>(Comparator.comparingLong(DoneId::until));
 
-  private record DoneId(long until, ByteBuffer id) {}
+  private record DoneId(long until, Id id) {}
 
   private long nextSeq = 1;
 
@@ -168,7 +210,7 @@ public final class JobQueue {
       long uniqueMillis) {
     dropDoneIds(now);
     if (id != null) {
-      ByteBuffer k = ByteBuffer.wrap(id);
+      Id k = new Id(id);
       Job holder = byId.get(k);
       if (holder != null) {
         return new Added(false, holder.id, holder.state);
@@ -181,7 +223,7 @@ public final class JobQueue {
     byte[] jobId =
         id != null ? id : Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     Job j = new Job(seq, jobId, payload, priority, due, maxAttempts, backoff, uniqueMillis);
-    byId.put(ByteBuffer.wrap(jobId), j);
+    byId.put(new Id(jobId), j);
     delayed.add(j);
     memory += j.memory();
     return new Added(true, jobId, State.WAITING);
@@ -219,7 +261,7 @@ public final class JobQueue {
     while (!leased.isEmpty() && leased.first().leaseUntil <= now) {
       Job j = leased.pollFirst();
       String error = "lease expired at " + j.leaseUntil;
-      j.errors.add(error);
+      j.addError(error);
       memory += 40 + 2L * error.length();
       if (j.attempts >= j.maxAttempts) {
         toDead(j);
@@ -238,12 +280,12 @@ public final class JobQueue {
 
   private void toDead(Job j) {
     j.state = State.DEAD;
-    dead.put(ByteBuffer.wrap(j.id), j);
+    dead.put(new Id(j.id), j);
   }
 
   /** The job leased under this token, or null. */
   private @Nullable Job leasedAs(byte[] id, long token) {
-    Job j = byId.get(ByteBuffer.wrap(id));
+    Job j = byId.get(new Id(id));
     return j != null && j.state == State.LEASED && j.token == token ? j : null;
   }
 
@@ -254,7 +296,7 @@ public final class JobQueue {
       return false;
     }
     leased.remove(j);
-    byId.remove(ByteBuffer.wrap(j.id));
+    byId.remove(new Id(j.id));
     memory -= j.memory();
     if (j.uniqueMillis > 0) {
       restoreDone(j.id, now + j.uniqueMillis);
@@ -279,7 +321,7 @@ public final class JobQueue {
       return Failed.NOT_LEASED;
     }
     leased.remove(j);
-    j.errors.add(error);
+    j.addError(error);
     memory += 40 + 2L * error.length();
     if (j.attempts >= j.maxAttempts) {
       toDead(j);
@@ -338,17 +380,17 @@ public final class JobQueue {
     if (id == null) {
       jobs.addAll(dead.values());
     } else {
-      Job j = dead.get(ByteBuffer.wrap(id));
+      Job j = dead.get(new Id(id));
       if (j != null) {
         jobs.add(j);
       }
     }
     for (Job j : jobs) {
-      dead.remove(ByteBuffer.wrap(j.id));
+      dead.remove(new Id(j.id));
       for (String e : j.errors) {
         memory -= 40 + 2L * e.length();
       }
-      j.errors.clear();
+      j.errors = List.of();
       j.attempts = 0;
       j.state = State.WAITING;
       j.due = now;
@@ -361,7 +403,7 @@ public final class JobQueue {
   int purge() {
     int n = dead.size();
     for (Job j : dead.values()) {
-      byId.remove(ByteBuffer.wrap(j.id));
+      byId.remove(new Id(j.id));
       memory -= j.memory();
     }
     dead.clear();
@@ -372,14 +414,14 @@ public final class JobQueue {
     while (!doneOrder.isEmpty() && doneOrder.peek().until() <= now) {
       DoneId d = doneOrder.poll();
       if (doneUntil.remove(d.id(), d.until())) {
-        memory -= 64 + d.id().remaining();
+        memory -= 64 + d.id().bytes().length;
       }
     }
   }
 
   /** The job with this id, not acked yet, or null. */
   @Nullable Job job(byte[] id) {
-    return byId.get(ByteBuffer.wrap(id));
+    return byId.get(new Id(id));
   }
 
   /**
@@ -430,7 +472,8 @@ public final class JobQueue {
 
   /** Bytes the queue holds in memory, about. */
   long memoryUsage() {
-    return 256 + memory + 48L * (byId.size() + doneUntil.size());
+    // A job's entry in the id map is its node, its key and a slot: 56 bytes.
+    return 256 + memory + 56L * byId.size() + 48L * doneUntil.size();
   }
 
   /** Every job not acked, in the order added: for snapshots. */
@@ -441,10 +484,9 @@ public final class JobQueue {
   }
 
   /** The ids of acked unique jobs with the end of their window, by that end then id. */
-  List<Map.Entry<ByteBuffer, Long>> doneIds() {
-    List<Map.Entry<ByteBuffer, Long>> out = new ArrayList<>(doneUntil.entrySet());
-    out.sort(
-        Map.Entry.<ByteBuffer, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()));
+  List<Map.Entry<Id, Long>> doneIds() {
+    List<Map.Entry<Id, Long>> out = new ArrayList<>(doneUntil.entrySet());
+    out.sort(Map.Entry.<Id, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()));
     return out;
   }
 
@@ -458,7 +500,7 @@ public final class JobQueue {
    * #restoreDeadOrder}.
    */
   void restore(Job j) {
-    byId.put(ByteBuffer.wrap(j.id), j);
+    byId.put(new Id(j.id), j);
     memory += j.memory();
     switch (j.state) {
       case WAITING -> delayed.add(j);
@@ -480,15 +522,15 @@ public final class JobQueue {
   /** Puts restored dead jobs back in the order they died. */
   void restoreDeadOrder(List<byte[]> ids) {
     for (byte[] id : ids) {
-      Job j = byId.get(ByteBuffer.wrap(id));
+      Job j = byId.get(new Id(id));
       if (j != null && j.state == State.DEAD) {
-        dead.put(ByteBuffer.wrap(j.id), j);
+        dead.put(new Id(j.id), j);
       }
     }
   }
 
   void restoreDone(byte[] id, long until) {
-    ByteBuffer k = ByteBuffer.wrap(id);
+    Id k = new Id(id);
     if (doneUntil.put(k, until) == null) {
       doneOrder.add(new DoneId(until, k));
       memory += 64 + id.length;

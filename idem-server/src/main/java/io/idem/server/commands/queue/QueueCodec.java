@@ -268,11 +268,10 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     for (byte[] id : deadOrder) {
       writeBytes(out, id);
     }
-    List<Map.Entry<ByteBuffer, Long>> done = q.doneIds();
+    List<Map.Entry<JobQueue.Id, Long>> done = q.doneIds();
     out.writeInt(done.size());
-    for (Map.Entry<ByteBuffer, Long> e : done) {
-      byte[] id = new byte[e.getKey().remaining()];
-      e.getKey().duplicate().get(id);
+    for (Map.Entry<JobQueue.Id, Long> e : done) {
+      byte[] id = e.getKey().bytes();
       writeBytes(out, id);
       out.writeLong(e.getValue());
     }
@@ -334,7 +333,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       }
       int errors = count(in, budget, 4);
       for (int e = 0; e < errors; e++) {
-        j.errors.add(new String(readBytes(in, budget), StandardCharsets.UTF_8));
+        j.addError(new String(readBytes(in, budget), StandardCharsets.UTF_8));
       }
       q.restore(j);
     }

@@ -17,6 +17,30 @@ import org.junit.jupiter.api.Test;
 /** The queue's order, leases, retries, dead letters and unique ids, and a model it must match. */
 class JobQueueTest {
 
+  @Test
+  void anIdOrdersAndMatchesAsTheByteBufferItReplaced() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(3);
+    for (int n = 0; n < 20_000; n++) {
+      byte[] a = new byte[r.nextInt(4)];
+      byte[] b = new byte[r.nextInt(4)];
+      for (int k = 0; k < a.length; k++) {
+        a[k] = (byte) r.nextInt(-2, 3); // few values, both signs: many ties and prefixes
+      }
+      for (int k = 0; k < b.length; k++) {
+        b[k] = (byte) r.nextInt(-2, 3);
+      }
+      JobQueue.Id x = new JobQueue.Id(a);
+      JobQueue.Id y = new JobQueue.Id(b);
+      java.nio.ByteBuffer bx = java.nio.ByteBuffer.wrap(a);
+      java.nio.ByteBuffer by = java.nio.ByteBuffer.wrap(b);
+      assertThat(Integer.signum(x.compareTo(y))).isEqualTo(Integer.signum(bx.compareTo(by)));
+      assertThat(x.equals(y)).isEqualTo(bx.equals(by));
+      if (x.equals(y)) {
+        assertThat(x.hashCode()).isEqualTo(new JobQueue.Id(b.clone()).hashCode());
+      }
+    }
+  }
+
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }

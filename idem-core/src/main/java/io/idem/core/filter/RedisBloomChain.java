@@ -235,9 +235,9 @@ public final class RedisBloomChain implements ScalableBloom {
 
   @Override
   public void hash(byte[] item, long[] pair) {
-    long[] h = hash(item);
-    pair[0] = h[0];
-    pair[1] = h[1];
+    long a = MurmurHash64A.hash(item, SEED);
+    pair[0] = a;
+    pair[1] = MurmurHash64A.hash(item, a);
   }
 
   /** Whether some link reports the item of hash pair (a, b) (see {@link #hash}). */

@@ -195,9 +195,7 @@ public final class ScalableBloomFilter implements MembershipFilter, ScalableBloo
   /** Hashes the item with {@link Hash128}. */
   @Override
   public void hash(byte[] item, long[] pair) {
-    Hash128 h = new Hash128().hash(item);
-    pair[0] = h.h1();
-    pair[1] = h.h2();
+    new Hash128().hash(item).into(pair);
   }
 
   @Override

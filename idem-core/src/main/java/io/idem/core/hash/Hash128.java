@@ -58,6 +58,12 @@ public final class Hash128 {
     return h2;
   }
 
+  /** Writes the two halves into {@code pair[0]} and {@code pair[1]}. */
+  public void into(long[] pair) {
+    pair[0] = h1;
+    pair[1] = h2;
+  }
+
   /** Hashes all of {@code bytes}; returns this holder. */
   public Hash128 hash(byte[] bytes) {
     return hash(bytes, 0, bytes.length);

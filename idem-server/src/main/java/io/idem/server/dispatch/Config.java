@@ -129,6 +129,14 @@ public final class Config {
             Long.MAX_VALUE,
             true,
             "log bytes that start a snapshot before the interval ends"));
+    c.define(
+        integer(
+            "snapshot-log-percentage",
+            100,
+            0,
+            1_000_000,
+            true,
+            "and the log bytes, as a percentage of the last snapshot's, that must come first"));
     c.define(integer("tls-port", 0, 0, 65535, false, "TLS port; 0 off"));
     c.define(str("tls-cert-file", "", false, "PEM certificate chain for TLS"));
     c.define(str("tls-key-file", "", false, "PEM private key for TLS"));

@@ -368,12 +368,26 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         "the snapshot trigger",
         20,
         () -> {
-          if (store.failure() == null
-              && store.logBytesSinceSnapshot() >= config.getLong("snapshot-log-bytes")) {
+          if (store.failure() == null && store.logBytesSinceSnapshot() >= snapshotLogBytes()) {
             saveInBackground();
           }
         });
     repeat(background, "background work (dedup rows, dropped slices)", 50, engine::runBackground);
+  }
+
+  /**
+   * Log bytes that start a snapshot round: at least snapshot-log-bytes, and at least a percentage
+   * of what the last round wrote, as Redis rewrites its AOF once it has grown by a percentage of
+   * its base. A round rewrites each changed value whole, so a large value changed a little at a
+   * time (a queue of millions of jobs) would otherwise be rewritten every few MB of log: rewriting
+   * costs at most that percentage's inverse times the log written.
+   */
+  private long snapshotLogBytes() {
+    long floor = config.getLong("snapshot-log-bytes");
+    long pct = config.getLong("snapshot-log-percentage");
+    long last = store.lastSnapshotBytes();
+    long proportional = last > Long.MAX_VALUE / 100_000_000L ? Long.MAX_VALUE : last * pct / 100;
+    return Math.max(floor, proportional);
   }
 
   /**

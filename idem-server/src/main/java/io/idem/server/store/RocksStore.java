@@ -344,6 +344,11 @@ public final class RocksStore implements Journal {
     return snapshots.snapshotsTaken();
   }
 
+  /** Bytes of images the last completed snapshot round wrote. */
+  public long lastSnapshotBytes() {
+    return snapshots.lastRoundBytes();
+  }
+
   public boolean snapshotRunning() {
     return snapshots.snapshotRunning();
   }

@@ -9,6 +9,7 @@ import static io.idem.server.store.Layout.seqKey;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.ValueCodec;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -52,6 +53,10 @@ final class Snapshotter {
   private volatile long lastSnapshotSeq;
   private volatile long lastSnapshotDurationMillis;
   private volatile long snapshotsTaken;
+
+  /** Bytes of images the last completed round wrote: what the next round may rewrite. */
+  private volatile long lastRoundBytes;
+
   private volatile boolean snapshotRunning;
 
   /**
@@ -118,6 +123,10 @@ final class Snapshotter {
     return snapshotsTaken;
   }
 
+  long lastRoundBytes() {
+    return lastRoundBytes;
+  }
+
   boolean snapshotRunning() {
     return snapshotRunning;
   }
@@ -138,8 +147,9 @@ final class Snapshotter {
       }
       long roundStart = committer.lastSeq();
       committer.logBytesSinceSnapshot().set(0);
+      long written = 0;
       for (Entry e : List.copyOf(dirty.values())) {
-        snapshotOne(engine, e);
+        written += snapshotOne(engine, e);
       }
       faults.at(StoreFaults.Step.SNAPSHOT_POINTERS);
       // Queued after every pointer of the round: the committer writes it only if they were written
@@ -155,6 +165,7 @@ final class Snapshotter {
       } catch (UncheckedIOException e) {
         throw e.getCause();
       }
+      lastRoundBytes = written; // before the seq: whoever sees the round's end sees its bytes
       lastSnapshotSeq = roundStart;
       lastSnapshotMillis = System.currentTimeMillis();
       lastSnapshotDurationMillis = lastSnapshotMillis - started;
@@ -172,15 +183,19 @@ final class Snapshotter {
    * as chunks, or already written ({@code written}) when the heap had no room for a copy.
    *
    * @param reserved heap bytes counted in {@link #imageBytes} until the image is written
+   * @param bytes the image's length
    */
-  private record Image(long seq, byte type, List<byte[]> chunks, boolean written, long reserved) {}
+  private record Image(
+      long seq, byte type, List<byte[]> chunks, boolean written, long reserved, long bytes) {}
 
   /**
    * Snapshots one value. Its "changed" mark goes only once its image is whole, and comes back if
    * anything after fails (an exception or an Error): a value is never left unmarked while the log
    * still holds changes its stored snapshot lacks, so no round truncates them.
+   *
+   * @return the bytes of the image written
    */
-  private void snapshotOne(Engine engine, Entry e) throws IOException, RocksDBException {
+  private long snapshotOne(Engine engine, Entry e) throws IOException, RocksDBException {
     awaitLastFlush(); // its range deletes must not land after chunks written below
     Image image;
     try {
@@ -194,7 +209,7 @@ final class Snapshotter {
     }
     if (image == null) {
       dirty.remove(e.id(), e);
-      return; // deleted meanwhile
+      return 0; // deleted meanwhile
     }
     boolean done = false;
     try {
@@ -207,6 +222,7 @@ final class Snapshotter {
         dirty.putIfAbsent(e.id(), e);
       }
     }
+    return image.bytes();
   }
 
   private void awaitLastFlush() {
@@ -235,12 +251,17 @@ final class Snapshotter {
               try (StreamedOutput out = new StreamedOutput(en.id(), seq)) {
                 write(en, out);
                 out.finish();
+                built = new Image(seq, en.codec().typeId(), List.of(), true, 0, out.bytes);
               }
-              built = new Image(seq, en.codec().typeId(), List.of(), true, 0);
             } else {
               ChunkedOutput out = new ChunkedOutput();
               write(en, out);
-              built = new Image(seq, en.codec().typeId(), out.finish(), false, reserved);
+              List<byte[]> chunks = out.finish();
+              long bytes = 0;
+              for (byte[] c : chunks) {
+                bytes += c.length;
+              }
+              built = new Image(seq, en.codec().typeId(), chunks, false, reserved, bytes);
             }
             faults.at(StoreFaults.Step.SNAPSHOT_IMAGE);
           } catch (IOException | RocksDBException x) {
@@ -311,8 +332,13 @@ final class Snapshotter {
 
   @SuppressWarnings("unchecked")
   private static void write(Entry e, OutputStream out) throws IOException {
-    ((ValueCodec<Object>) e.codec()).write(e.value(), out);
+    // Codecs write field by field: the buffer turns those into few copies into chunks.
+    BufferedOutputStream buffered = new BufferedOutputStream(out, WRITE_BUFFER_BYTES);
+    ((ValueCodec<Object>) e.codec()).write(e.value(), buffered);
+    buffered.flush();
   }
+
+  private static final int WRITE_BUFFER_BYTES = 64 << 10;
 
   /** Bytes of chunks written to RocksDB in one batch. */
   private static final int BATCH_BYTES = 16 << 20;
@@ -326,6 +352,7 @@ final class Snapshotter {
     private int filled;
     private int index;
     private long batched;
+    private long bytes;
 
     StreamedOutput(long id, long version) {
       this.id = id;
@@ -358,6 +385,7 @@ final class Snapshotter {
       try {
         batch.put(db.chunks, chunkKey(id, version, index++), Arrays.copyOf(chunk, filled));
         batched += filled;
+        bytes += filled;
         filled = 0;
         if (batched >= BATCH_BYTES) {
           db.db.write(db.noSync, batch);

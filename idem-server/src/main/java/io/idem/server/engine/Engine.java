@@ -971,24 +971,12 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * The heap's memory pools, found once: the lookup builds every pool's MXBean and its JMX name,
-   * which cost more than the command itself when each write that may grow memory did it.
+   * Heap bytes the last collection of each pool left in use: live data then, and a lower bound.
+   * Read from the pools after each collection, not on each write: a pool's collection usage is a
+   * call into the JVM that builds a MemoryUsage object, and a write that may grow memory asks.
    */
-  private static final List<java.lang.management.MemoryPoolMXBean> HEAP_POOLS =
-      java.lang.management.ManagementFactory.getMemoryPoolMXBeans().stream()
-          .filter(p -> p.getType() == java.lang.management.MemoryType.HEAP)
-          .toList();
-
-  /** Heap bytes the last collection of each pool left in use: live data then, and a lower bound. */
   private static long liveAfterLastCollection() {
-    long live = 0;
-    for (java.lang.management.MemoryPoolMXBean pool : HEAP_POOLS) {
-      java.lang.management.MemoryUsage after = pool.getCollectionUsage();
-      if (after != null) {
-        live += after.getUsed();
-      }
-    }
-    return live;
+    return HeapAfterCollection.live();
   }
 
   /** Whether writes that may grow memory are refused now. */

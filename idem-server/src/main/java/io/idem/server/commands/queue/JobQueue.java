@@ -153,19 +153,31 @@ public final class JobQueue {
   }
 
   /** Delayed jobs, by due time then order added: promoted to {@link #ready} once due. */
-  private final TreeSet<Job> delayed =
-      new TreeSet<>(Comparator.<Job>comparingLong(j -> j.due).thenComparingLong(j -> j.seq));
+  private final TreeSet<Job> delayed = new TreeSet<>(JobQueue::byDue);
 
   /** Due jobs: the highest priority first, then the earliest due, then the order added. */
-  private final TreeSet<Job> ready =
-      new TreeSet<>(
-          Comparator.<Job>comparingInt(j -> -j.priority)
-              .thenComparingLong(j -> j.due)
-              .thenComparingLong(j -> j.seq));
+  private final TreeSet<Job> ready = new TreeSet<>(JobQueue::byPriority);
 
   /** Leased jobs, by lease end then order added. */
-  private final TreeSet<Job> leased =
-      new TreeSet<>(Comparator.<Job>comparingLong(j -> j.leaseUntil).thenComparingLong(j -> j.seq));
+  private final TreeSet<Job> leased = new TreeSet<>(JobQueue::byLeaseEnd);
+
+  // The sets' orders, written out: a chain of Comparator.comparing lambdas cost a call a link on
+  // every comparison of every insert and removal (docs/benchmarks/percore.md).
+
+  private static int byDue(Job a, Job b) {
+    int c = Long.compare(a.due, b.due);
+    return c != 0 ? c : Long.compare(a.seq, b.seq);
+  }
+
+  private static int byPriority(Job a, Job b) {
+    int c = Integer.compare(b.priority, a.priority);
+    return c != 0 ? c : byDue(a, b);
+  }
+
+  private static int byLeaseEnd(Job a, Job b) {
+    int c = Long.compare(a.leaseUntil, b.leaseUntil);
+    return c != 0 ? c : Long.compare(a.seq, b.seq);
+  }
 
   /** Dead jobs, in the order they died. */
   private final LinkedHashMap<Id, Job> dead = new LinkedHashMap<>();

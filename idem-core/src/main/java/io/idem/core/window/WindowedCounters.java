@@ -32,11 +32,26 @@ public final class WindowedCounters extends WindowedTable {
    * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
    *     #MAX_RESOLUTIONS} of them
    * @param cacheSlots rows the table keeps cached in front of its store (a power of two, at least
-   *     4: one set of the cache's four ways), or 0
+   *     4: one set of the cache's four ways), or 0; with a cache, the rows last incremented are
+   *     kept for the next increments too
    */
   public WindowedCounters(List<Resolution> resolutions, int cacheSlots) {
-    super(resolutions, SLOTS, cacheSlots);
+    super(
+        resolutions,
+        SLOTS,
+        cacheSlots,
+        cacheSlots == 0 ? 0 : Math.min(cacheSlots, WRITTEN_SLOTS),
+        WRITTEN_BYTES);
   }
+
+  /**
+   * With a row cache, the rows last incremented that the next increments read without the store
+   * (see WrittenRows): 32,768 of them, in at most 8 MiB (a row of a few counts takes about 100
+   * bytes there).
+   */
+  static final int WRITTEN_SLOTS = 1 << 15;
+
+  static final long WRITTEN_BYTES = 8L << 20;
 
   /** A new set of increments, to be applied together or not at all. */
   public Increments increments(RowSource source, long now) {

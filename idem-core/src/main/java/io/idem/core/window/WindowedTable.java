@@ -64,6 +64,9 @@ public abstract class WindowedTable {
 
   protected final @Nullable RowCache cache;
 
+  /** The rows writers wrote last, read by writers only; null if the table keeps none. */
+  private final @Nullable WrittenRows written;
+
   /**
    * @param resolutions finest bucket first, buckets strictly increasing, 1 to {@link
    *     #MAX_RESOLUTIONS} of them
@@ -72,6 +75,23 @@ public abstract class WindowedTable {
    *     4: one set of the cache's four ways), or 0
    */
   protected WindowedTable(List<Resolution> resolutions, int bucketsPerRow, int cacheSlots) {
+    this(resolutions, bucketsPerRow, cacheSlots, 0, 0);
+  }
+
+  /**
+   * As {@link #WindowedTable(List, int, int)}, keeping also the rows last written for the writers'
+   * next reads.
+   *
+   * @param writtenSlots rows last written that writers find without the store (a power of two, at
+   *     least 4), or 0
+   * @param writtenBytes the most bytes those rows take, the slots included
+   */
+  protected WindowedTable(
+      List<Resolution> resolutions,
+      int bucketsPerRow,
+      int cacheSlots,
+      int writtenSlots,
+      long writtenBytes) {
     if (resolutions.isEmpty() || resolutions.size() > MAX_RESOLUTIONS) {
       throw new IllegalArgumentException("from 1 to " + MAX_RESOLUTIONS + " resolutions");
     }
@@ -87,6 +107,7 @@ public abstract class WindowedTable {
     this.longestRetention = longest;
     this.droppedBelow = new long[this.resolutions.length];
     this.cache = cacheSlots == 0 ? null : new RowCache(cacheSlots);
+    this.written = writtenSlots == 0 ? null : new WrittenRows(writtenSlots, writtenBytes);
   }
 
   /** The rows that may be cached in front of the store, or 0. */
@@ -99,9 +120,9 @@ public abstract class WindowedTable {
     return cache == null ? 0 : cache.filled();
   }
 
-  /** Bytes of memory the row cache holds now. */
+  /** Bytes of memory the row caches hold now: the queries' and the writers'. */
   public long cacheBytes() {
-    return cache == null ? 0 : cache.bytes();
+    return (cache == null ? 0 : cache.bytes()) + (written == null ? 0 : written.bytes());
   }
 
   public List<Resolution> resolutions() {
@@ -211,6 +232,11 @@ public abstract class WindowedTable {
    * cached old. The caller holds the table's lock.
    */
   protected void write(List<byte[]> keys, List<byte @Nullable []> rows, RowSink sink) {
+    if (written != null) {
+      for (int i = 0; i < keys.size(); i++) {
+        written.put(keys.get(i), rows.get(i));
+      }
+    }
     if (cache == null) {
       sink.accept(keys, rows);
       return;
@@ -227,8 +253,17 @@ public abstract class WindowedTable {
     }
   }
 
-  /** A row through the cache (the caller holds the table's lock: nothing writes meanwhile). */
+  /**
+   * A row for a writer: the rows last written, then the query cache, then the store (the caller
+   * holds the table's lock: nothing writes meanwhile).
+   */
   protected byte @Nullable [] cachedOrStored(RowSource source, byte[] key) {
+    if (written != null) {
+      Object hit = written.get(key);
+      if (hit != RowCache.MISS) {
+        return (byte[]) hit;
+      }
+    }
     if (cache != null) {
       Object hit = cache.get(key);
       if (hit != RowCache.MISS) {
@@ -400,6 +435,9 @@ public abstract class WindowedTable {
       long below = Math.floorDiv(resolutions[r].firstKept(now), bucketsPerRow);
       if (below > droppedBelow[r]) {
         droppedBelow[r] = below;
+        if (written != null) {
+          written.clear(); // rows a writer no longer reaches: their memory goes
+        }
         ranges.add(new byte[][] {rowKey(r, 0, new byte[0]), rowKey(r, below, new byte[0])});
       }
     }

@@ -106,8 +106,6 @@ final class StoreDb implements AutoCloseable {
             .setCreateMissingColumnFamilies(true)
             .setMaxTotalWalSize(256L << 20)
             .setWriteBufferManager(memtables)
-            // The committer writes alone; and in-place row updates (rowsOptions) require it.
-            .setAllowConcurrentMemtableWrite(false)
             .setKeepLogFileNum(5)
             .setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
     try {
@@ -143,18 +141,10 @@ final class StoreDb implements AutoCloseable {
    * finds its key (1.25 bytes a row saved). Compression pays for itself on repeated owner bytes and
    * zeroed sequence numbers; keys share long prefixes (value id, slice), so restarts are sparse.
    * Appends are merges that concatenate (no delimiter): compaction joins them into one value.
-   *
-   * <p>A put of a row the memtable holds, no longer than it, overwrites it in place: a counter
-   * table rewrites its hot rows on every increment, and each version otherwise stayed in the
-   * memtable's skip list until a flush, making every insert and read search past them (a third of
-   * the core under COUNTER.INCRBY, docs/benchmarks/percore.md). RocksDB then keeps no point-in-time
-   * view of the memtable: rows are read by point lookups, and scanned only by a value's owner while
-   * nothing writes that value's rows.
    */
   private ColumnFamilyOptions rowsOptions() {
     return new ColumnFamilyOptions()
         .optimizeLevelStyleCompaction(2 * MEMTABLE_BUDGET) // 32 MiB buffers, level 1 of 128 MiB
-        .setInplaceUpdateSupport(true)
         .setMergeOperator(rowsMerge)
         .setOptimizeFiltersForHits(true)
         .setMemtableWholeKeyFiltering(true)

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -92,43 +91,145 @@ public final class JobQueue {
     }
   }
 
-  /** One job. Its fields change only through the queue. */
+  /**
+   * What a job was added with that most jobs share: its attempts, its backoff and its unique
+   * window. Jobs added alike share one (see {@link #spec}).
+   */
+  record Spec(int maxAttempts, Backoff backoff, long uniqueMillis) {
+    static final Spec DEFAULT = new Spec(1, Backoff.NONE, 0);
+  }
+
+  /**
+   * One job. Its fields change only through the queue. Held compactly, since a queue holds millions
+   * (docs/benchmarks/percore.md has the bytes): the id and the payload in one array, no id at all
+   * when it is the job's number in decimal, the options shared, the state a byte.
+   */
   static final class Job {
     final long seq;
-    final byte[] id;
-    final byte[] payload;
+
+    /** The id's bytes then the payload's; the payload alone when the id is {@link #seq}'s. */
+    private final byte[] data;
+
+    /** The id's length in {@link #data}, or -1: the id is {@link #seq} in decimal. */
+    private final short idLength;
+
     final int priority;
-    final int maxAttempts;
-    final Backoff backoff;
-    final long uniqueMillis;
+    private final Spec spec;
     long due;
     int attempts;
     long token;
     long leaseUntil;
-    State state = State.WAITING;
+    private byte state;
+
+    /** The job's place in the one order that holds it ({@link JobHeap}), or -1. */
+    int heapIndex = -1;
 
     /**
      * The errors of its failed attempts; the shared empty list until the first (most have none).
      */
     List<String> errors = List.of();
 
-    Job(
-        long seq,
-        byte[] id,
-        byte[] payload,
-        int priority,
-        long due,
-        int maxAttempts,
-        Backoff backoff,
-        long uniqueMillis) {
+    /**
+     * @param id the job's id; the decimal of {@code seq} is not kept, but made when asked
+     */
+    Job(long seq, byte[] id, byte[] payload, int priority, long due, Spec spec) {
+      if (id.length > Short.MAX_VALUE) {
+        throw new IllegalArgumentException("a job id of " + id.length + " bytes");
+      }
       this.seq = seq;
-      this.id = id;
-      this.payload = payload;
       this.priority = priority;
       this.due = due;
-      this.maxAttempts = maxAttempts;
-      this.backoff = backoff;
-      this.uniqueMillis = uniqueMillis;
+      this.spec = spec;
+      if (isDecimal(id, seq)) {
+        this.idLength = -1;
+        this.data = payload;
+      } else {
+        this.idLength = (short) id.length;
+        this.data = Arrays.copyOf(id, id.length + payload.length);
+        System.arraycopy(payload, 0, data, id.length, payload.length);
+      }
+      this.state = (byte) State.WAITING.ordinal();
+    }
+
+    byte[] id() {
+      return idLength < 0
+          ? Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+          : Arrays.copyOf(data, idLength);
+    }
+
+    byte[] payload() {
+      return idLength < 0 ? data : Arrays.copyOfRange(data, idLength, data.length);
+    }
+
+    State state() {
+      return STATES[state];
+    }
+
+    void state(State s) {
+      state = (byte) s.ordinal();
+    }
+
+    int maxAttempts() {
+      return spec.maxAttempts();
+    }
+
+    Backoff backoff() {
+      return spec.backoff();
+    }
+
+    long uniqueMillis() {
+      return spec.uniqueMillis();
+    }
+
+    Spec spec() {
+      return spec;
+    }
+
+    /** Whether {@code id} is this job's id, made of no new array. */
+    boolean idEquals(byte[] id) {
+      return idLength < 0 ? isDecimal(id, seq) : Arrays.equals(data, 0, idLength, id, 0, id.length);
+    }
+
+    /** {@link #hash} of this job's id. */
+    int idHash() {
+      int h = 1;
+      if (idLength < 0) {
+        String digits = Long.toString(seq);
+        for (int i = 0; i < digits.length(); i++) {
+          h = 31 * h + digits.charAt(i);
+        }
+      } else {
+        for (int i = 0; i < idLength; i++) {
+          h = 31 * h + data[i];
+        }
+      }
+      return mix(h);
+    }
+
+    /** An id's hash, as the index files it: Arrays.hashCode of its bytes, mixed. */
+    static int hash(byte[] id) {
+      return mix(Arrays.hashCode(id));
+    }
+
+    private static int mix(int h) {
+      h ^= h >>> 16;
+      h *= 0x45d9f3b;
+      return h ^ (h >>> 16);
+    }
+
+    /** Whether {@code id} is {@code seq} in decimal (seq is positive: no sign, no leading 0). */
+    private static boolean isDecimal(byte[] id, long seq) {
+      if (seq <= 0 || id.length == 0 || id.length > 19 || id[0] == '0') {
+        return false;
+      }
+      long v = seq;
+      for (int i = id.length - 1; i >= 0; i--) {
+        if (id[i] != '0' + (int) (v % 10)) {
+          return false;
+        }
+        v /= 10;
+      }
+      return v == 0;
     }
 
     void addError(String error) {
@@ -139,12 +240,12 @@ public final class JobQueue {
     }
 
     /**
-     * Bytes this job holds in memory, about: itself, its two arrays and the ordered set's entry
-     * that holds it (the id map's share is counted by the queue); checked against a class
-     * histogram.
+     * Bytes this job holds in memory, about: itself (72), its array, its options unless shared by
+     * default, its errors; checked against a class histogram. Its slots in the index and an order
+     * are counted with their arrays.
      */
     long memory() {
-      long m = 168 + id.length + payload.length;
+      long m = 72 + ((16 + data.length + 7) & ~7L) + (spec == Spec.DEFAULT ? 0 : 40);
       for (String e : errors) {
         m += 40 + 2L * e.length();
       }
@@ -152,38 +253,22 @@ public final class JobQueue {
     }
   }
 
+  private static final State[] STATES = State.values();
+
   /** Delayed jobs, by due time then order added: promoted to {@link #ready} once due. */
-  private final TreeSet<Job> delayed = new TreeSet<>(JobQueue::byDue);
+  private final JobHeap delayed = new JobHeap(JobHeap.Order.DUE);
 
   /** Due jobs: the highest priority first, then the earliest due, then the order added. */
-  private final TreeSet<Job> ready = new TreeSet<>(JobQueue::byPriority);
+  private final JobHeap ready = new JobHeap(JobHeap.Order.PRIORITY);
 
   /** Leased jobs, by lease end then order added. */
-  private final TreeSet<Job> leased = new TreeSet<>(JobQueue::byLeaseEnd);
-
-  // The sets' orders, written out: a chain of Comparator.comparing lambdas cost a call a link on
-  // every comparison of every insert and removal (docs/benchmarks/percore.md).
-
-  private static int byDue(Job a, Job b) {
-    int c = Long.compare(a.due, b.due);
-    return c != 0 ? c : Long.compare(a.seq, b.seq);
-  }
-
-  private static int byPriority(Job a, Job b) {
-    int c = Integer.compare(b.priority, a.priority);
-    return c != 0 ? c : byDue(a, b);
-  }
-
-  private static int byLeaseEnd(Job a, Job b) {
-    int c = Long.compare(a.leaseUntil, b.leaseUntil);
-    return c != 0 ? c : Long.compare(a.seq, b.seq);
-  }
+  private final JobHeap leased = new JobHeap(JobHeap.Order.LEASE_END);
 
   /** Dead jobs, in the order they died. */
   private final LinkedHashMap<Id, Job> dead = new LinkedHashMap<>();
 
   /** Every job not acked, by id. */
-  private final Map<Id, Job> byId = new HashMap<>();
+  private final JobIndex byId = new JobIndex();
 
   /** Ids of acked unique jobs, until their window ends: a second add of one is a duplicate. */
   private final Map<Id, Long> doneUntil = new HashMap<>();
@@ -200,6 +285,21 @@ public final class JobQueue {
   private long nextToken;
 
   private long memory;
+
+  /** The options of the last job added with options of its own: the next like it shares them. */
+  private Spec lastSpec = Spec.DEFAULT;
+
+  /** Options to add a job with: one shared instance for jobs added alike in a row. */
+  Spec spec(int maxAttempts, Backoff backoff, long uniqueMillis) {
+    Spec s = new Spec(maxAttempts, backoff, uniqueMillis);
+    if (s.equals(Spec.DEFAULT)) {
+      return Spec.DEFAULT;
+    }
+    if (!s.equals(lastSpec)) {
+      lastSpec = s;
+    }
+    return lastSpec;
+  }
 
   /** The outcome of {@link #add}: the job, and whether it was new or held the id already. */
   record Added(boolean isNew, byte[] id, @Nullable State state) {}
@@ -222,20 +322,19 @@ public final class JobQueue {
       long uniqueMillis) {
     dropDoneIds(now);
     if (id != null) {
-      Id k = new Id(id);
-      Job holder = byId.get(k);
+      Job holder = byId.get(id);
       if (holder != null) {
-        return new Added(false, holder.id, holder.state);
+        return new Added(false, holder.id(), holder.state());
       }
-      if (doneUntil.containsKey(k)) {
+      if (doneUntil.containsKey(new Id(id))) {
         return new Added(false, id, null);
       }
     }
     long seq = nextSeq++;
     byte[] jobId =
         id != null ? id : Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    Job j = new Job(seq, jobId, payload, priority, due, maxAttempts, backoff, uniqueMillis);
-    byId.put(new Id(jobId), j);
+    Job j = new Job(seq, jobId, payload, priority, due, spec(maxAttempts, backoff, uniqueMillis));
+    byId.add(j);
     delayed.add(j);
     memory += j.memory();
     return new Added(true, jobId, State.WAITING);
@@ -252,10 +351,10 @@ public final class JobQueue {
       nextToken = Math.max(now, 1) << 16;
     }
     while (out.size() < count && !ready.isEmpty()) {
-      Job j = ready.pollFirst();
+      Job j = ready.poll();
       j.attempts++;
       j.token = nextToken++;
-      j.state = State.LEASED;
+      j.state(State.LEASED);
       j.leaseUntil = leaseUntil;
       leased.add(j);
       out.add(j);
@@ -269,36 +368,38 @@ public final class JobQueue {
    * making a delayed job ready changes nothing a later settle would not.
    */
   boolean settle(long now) {
-    boolean ended = !leased.isEmpty() && leased.first().leaseUntil <= now;
-    while (!leased.isEmpty() && leased.first().leaseUntil <= now) {
-      Job j = leased.pollFirst();
+    Job first = leased.peek();
+    boolean ended = first != null && first.leaseUntil <= now;
+    for (Job j = first; j != null && j.leaseUntil <= now; j = leased.peek()) {
+      leased.remove(j);
       String error = "lease expired at " + j.leaseUntil;
       j.addError(error);
       memory += 40 + 2L * error.length();
-      if (j.attempts >= j.maxAttempts) {
+      if (j.attempts >= j.maxAttempts()) {
         toDead(j);
       } else {
-        j.state = State.WAITING;
+        j.state(State.WAITING);
         j.due = j.leaseUntil;
         delayed.add(j);
       }
     }
-    while (!delayed.isEmpty() && delayed.first().due <= now) {
-      ready.add(delayed.pollFirst());
+    for (Job j = delayed.peek(); j != null && j.due <= now; j = delayed.peek()) {
+      delayed.remove(j);
+      ready.add(j);
     }
     dropDoneIds(now);
     return ended;
   }
 
   private void toDead(Job j) {
-    j.state = State.DEAD;
-    dead.put(new Id(j.id), j);
+    j.state(State.DEAD);
+    dead.put(new Id(j.id()), j);
   }
 
   /** The job leased under this token, or null. */
   private @Nullable Job leasedAs(byte[] id, long token) {
-    Job j = byId.get(new Id(id));
-    return j != null && j.state == State.LEASED && j.token == token ? j : null;
+    Job j = byId.get(id);
+    return j != null && j.state() == State.LEASED && j.token == token ? j : null;
   }
 
   /** Acks a leased job: it is done and gone. False if this lease does not hold it. */
@@ -308,10 +409,10 @@ public final class JobQueue {
       return false;
     }
     leased.remove(j);
-    byId.remove(new Id(j.id));
+    byId.remove(j);
     memory -= j.memory();
-    if (j.uniqueMillis > 0) {
-      restoreDone(j.id, now + j.uniqueMillis);
+    if (j.uniqueMillis() > 0) {
+      restoreDone(id, now + j.uniqueMillis());
     }
     return true;
   }
@@ -335,11 +436,11 @@ public final class JobQueue {
     leased.remove(j);
     j.addError(error);
     memory += 40 + 2L * error.length();
-    if (j.attempts >= j.maxAttempts) {
+    if (j.attempts >= j.maxAttempts()) {
       toDead(j);
       return Failed.DEAD;
     }
-    j.state = State.WAITING;
+    j.state(State.WAITING);
     j.due = retryDue;
     delayed.add(j);
     return Failed.RETRY;
@@ -368,7 +469,7 @@ public final class JobQueue {
     }
     leased.remove(j);
     j.attempts--;
-    j.state = State.WAITING;
+    j.state(State.WAITING);
     j.due = due;
     delayed.add(j);
     return true;
@@ -398,13 +499,13 @@ public final class JobQueue {
       }
     }
     for (Job j : jobs) {
-      dead.remove(new Id(j.id));
+      dead.remove(new Id(j.id()));
       for (String e : j.errors) {
         memory -= 40 + 2L * e.length();
       }
       j.errors = List.of();
       j.attempts = 0;
-      j.state = State.WAITING;
+      j.state(State.WAITING);
       j.due = now;
       delayed.add(j);
     }
@@ -415,7 +516,7 @@ public final class JobQueue {
   int purge() {
     int n = dead.size();
     for (Job j : dead.values()) {
-      byId.remove(new Id(j.id));
+      byId.remove(j);
       memory -= j.memory();
     }
     dead.clear();
@@ -433,65 +534,69 @@ public final class JobQueue {
 
   /** The job with this id, not acked yet, or null. */
   @Nullable Job job(byte[] id) {
-    return byId.get(new Id(id));
+    return byId.get(id);
   }
 
   /**
-   * Counts as of {@code now}: due, delayed (due later), leased, dead. The sets' sizes, corrected by
-   * a walk of only the delayed jobs whose time came and the leases that ended since the last
+   * Counts as of {@code now}: due, delayed (due later), leased, dead. The orders' sizes, corrected
+   * by a walk of only the delayed jobs whose time came and the leases that ended since the last
    * reserve settled them.
    */
   long[] counts(long now) {
-    long due = ready.size();
-    long later = delayed.size();
-    for (Job j : delayed) {
-      if (j.due > now) {
-        break;
-      }
-      due++;
-      later--;
-    }
-    long leasedNow = leased.size();
-    long deadNow = dead.size();
-    for (Job j : leased) {
-      if (j.leaseUntil > now) {
-        break;
-      }
-      leasedNow--;
-      if (j.attempts >= j.maxAttempts) {
-        deadNow++; // its lease expired on its last attempt
-      } else {
-        due++; // its lease expired: due again
-      }
-    }
-    return new long[] {due, later, leasedNow, deadNow};
+    long[] c = {ready.size(), delayed.size(), leased.size(), dead.size()};
+    delayed.forEachFirst(
+        j -> j.due <= now,
+        j -> {
+          c[0]++;
+          c[1]--;
+        });
+    leased.forEachFirst(
+        j -> j.leaseUntil <= now,
+        j -> {
+          c[2]--;
+          if (j.attempts >= j.maxAttempts()) {
+            c[3]++; // its lease expired on its last attempt
+          } else {
+            c[0]++; // its lease expired: due again
+          }
+        });
+    return c;
   }
 
   /** The earliest time a job becomes due or a lease ends, or Long.MAX_VALUE: when to wake. */
   long nextWake() {
-    long t = Long.MAX_VALUE;
     if (!ready.isEmpty()) {
       return Long.MIN_VALUE;
     }
-    if (!delayed.isEmpty()) {
-      t = delayed.first().due;
+    long t = Long.MAX_VALUE;
+    Job d = delayed.peek();
+    if (d != null) {
+      t = d.due;
     }
-    if (!leased.isEmpty()) {
-      t = Math.min(t, leased.first().leaseUntil);
+    Job l = leased.peek();
+    if (l != null) {
+      t = Math.min(t, l.leaseUntil);
     }
     return t;
   }
 
-  /** Bytes the queue holds in memory, about. */
+  /** Bytes the queue holds in memory, about: the jobs, the index's and the orders' arrays. */
   long memoryUsage() {
-    // A job's entry in the id map is its node, its key and a slot: 56 bytes.
-    return 256 + memory + 56L * byId.size() + 48L * doneUntil.size();
+    return 256
+        + memory
+        + byId.bytes()
+        + ready.bytes()
+        + delayed.bytes()
+        + leased.bytes()
+        + 56L * dead.size()
+        + 48L * doneUntil.size();
   }
 
   /** Every job not acked, in the order added: for snapshots. */
   List<Job> jobs() {
-    List<Job> all = new ArrayList<>(byId.values());
-    all.sort(Comparator.comparingLong(j -> j.seq));
+    List<Job> all = new ArrayList<>(byId.size());
+    byId.forEach(all::add);
+    all.sort((a, b) -> Long.compare(a.seq, b.seq));
     return all;
   }
 
@@ -512,9 +617,9 @@ public final class JobQueue {
    * #restoreDeadOrder}.
    */
   void restore(Job j) {
-    byId.put(new Id(j.id), j);
+    byId.add(j);
     memory += j.memory();
-    switch (j.state) {
+    switch (j.state()) {
       case WAITING -> delayed.add(j);
       case LEASED -> leased.add(j);
       case DEAD -> {} // in restoreDeadOrder's order
@@ -526,7 +631,7 @@ public final class JobQueue {
   List<byte[]> deadOrder() {
     List<byte[]> out = new ArrayList<>(dead.size());
     for (Job j : dead.values()) {
-      out.add(j.id);
+      out.add(j.id());
     }
     return out;
   }
@@ -534,9 +639,9 @@ public final class JobQueue {
   /** Puts restored dead jobs back in the order they died. */
   void restoreDeadOrder(List<byte[]> ids) {
     for (byte[] id : ids) {
-      Job j = byId.get(new Id(id));
-      if (j != null && j.state == State.DEAD) {
-        dead.put(new Id(j.id), j);
+      Job j = byId.get(id);
+      if (j != null && j.state() == State.DEAD) {
+        dead.put(new Id(id), j);
       }
     }
   }

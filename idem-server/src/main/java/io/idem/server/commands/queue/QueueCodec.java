@@ -208,7 +208,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     }
     int attempt = b.getInt();
     Job j = id == null ? null : q.job(id);
-    return j != null && j.state == State.LEASED && j.attempts == attempt ? j.token : -1;
+    return j != null && j.state() == State.LEASED && j.attempts == attempt ? j.token : -1;
   }
 
   private static byte[] bytes(ByteBuffer b, int limit) throws IOException {
@@ -245,19 +245,19 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     out.writeInt(jobs.size());
     for (Job j : jobs) {
       out.writeLong(j.seq);
-      writeBytes(out, j.id);
-      writeBytes(out, j.payload);
+      writeBytes(out, j.id());
+      writeBytes(out, j.payload());
       out.writeInt(j.priority);
       out.writeLong(j.due);
-      out.writeInt(j.maxAttempts);
-      out.writeByte(j.backoff.kind() == BackoffKind.FIXED ? 0 : 1);
-      out.writeLong(j.backoff.base());
-      out.writeLong(j.backoff.max());
-      out.writeLong(j.uniqueMillis);
+      out.writeInt(j.maxAttempts());
+      out.writeByte(j.backoff().kind() == BackoffKind.FIXED ? 0 : 1);
+      out.writeLong(j.backoff().base());
+      out.writeLong(j.backoff().max());
+      out.writeLong(j.uniqueMillis());
       out.writeInt(j.attempts);
       out.writeLong(j.token);
       out.writeLong(j.leaseUntil);
-      out.writeByte(j.state.ordinal());
+      out.writeByte(j.state().ordinal());
       out.writeInt(j.errors.size());
       for (String e : j.errors) {
         writeBytes(out, e.getBytes(StandardCharsets.UTF_8));
@@ -319,7 +319,11 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
               in.readLong(),
               in.readLong());
       long unique = in.readLong();
-      Job j = new Job(seq, id, payload, priority, due, maxAttempts, backoff, unique);
+      if (q.job(id) != null) {
+        throw new IOException(
+            "a queue snapshot holds job id " + new String(id, StandardCharsets.UTF_8) + " twice");
+      }
+      Job j = new Job(seq, id, payload, priority, due, q.spec(maxAttempts, backoff, unique));
       j.attempts = in.readInt();
       j.token = tokens ? in.readLong() : j.attempts;
       j.leaseUntil = in.readLong();
@@ -327,8 +331,8 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       if (state >= State.values().length) {
         throw new IOException("job state " + state + " is not known");
       }
-      j.state = State.values()[state];
-      if (j.state == State.LEASED && (j.token <= 0 || tokens && j.token >= q.nextToken())) {
+      j.state(State.values()[state]);
+      if (j.state() == State.LEASED && (j.token <= 0 || tokens && j.token >= q.nextToken())) {
         throw new IOException("a leased job's token " + j.token + " was never handed out");
       }
       int errors = count(in, budget, 4);

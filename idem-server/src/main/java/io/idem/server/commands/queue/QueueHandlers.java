@@ -248,11 +248,12 @@ final class QueueHandlers {
           List<Reply> out = new ArrayList<>(jobs.size());
           List<Lease> leases = new ArrayList<>(jobs.size());
           for (Job j : jobs) {
-            leases.add(new Lease(j.id, j.token));
+            byte[] jobId = j.id();
+            leases.add(new Lease(jobId, j.token));
             out.add(
                 Reply.array(
-                    Reply.bulk(j.id),
-                    Reply.bulk(j.payload),
+                    Reply.bulk(jobId),
+                    Reply.bulk(j.payload()),
                     Reply.integer(j.token),
                     Reply.integer(j.attempts)));
           }
@@ -336,7 +337,7 @@ final class QueueHandlers {
               JobQueue q = queue(tx.entry());
               long now = call.engine().now();
               Job j = q.job(id);
-              long delay = j == null ? 0 : j.backoff.delay(j.attempts);
+              long delay = j == null ? 0 : j.backoff().delay(j.attempts);
               long due = now + delay - jitter(delay, token, now);
               JobQueue.Failed f = q.fail(now, id, token, error, due);
               if (f == JobQueue.Failed.NOT_LEASED) {
@@ -440,8 +441,8 @@ final class QueueHandlers {
                 }
                 out.add(
                     Reply.array(
-                        Reply.bulk(j.id),
-                        Reply.bulk(j.payload),
+                        Reply.bulk(j.id()),
+                        Reply.bulk(j.payload()),
                         Reply.integer(j.attempts),
                         Reply.array(errors)));
               }

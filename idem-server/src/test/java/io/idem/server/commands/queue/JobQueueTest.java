@@ -50,7 +50,7 @@ class JobQueueTest {
   }
 
   private static List<String> ids(List<Job> jobs) {
-    return jobs.stream().map(j -> s(j.id)).toList();
+    return jobs.stream().map(j -> s(j.id())).toList();
   }
 
   private static JobQueue.Added add(JobQueue q, long now, String id, int priority, long due) {
@@ -103,21 +103,21 @@ class JobQueueTest {
     q.add(0, b("j"), b("p"), 0, 0, 3, new Backoff(BackoffKind.EXPONENTIAL, 100, 1000), 0);
     for (int attempt = 1; attempt <= 2; attempt++) {
       Job j = q.reserve(attempt * 1000L, 1, attempt * 1000L + 50).get(0);
-      assertThat(q.fail(attempt * 1000L, j.id, j.token, "boom " + attempt, attempt * 1000L + 500))
+      assertThat(q.fail(attempt * 1000L, j.id(), j.token, "boom " + attempt, attempt * 1000L + 500))
           .isEqualTo(Failed.RETRY);
       assertThat(q.reserve(attempt * 1000L + 499, 1, 0)).isEmpty(); // not before its retry time
     }
     Job last = q.reserve(3000, 1, 3050).get(0);
-    assertThat(q.fail(3000, last.id, last.token, "boom 3", 9999)).isEqualTo(Failed.DEAD);
+    assertThat(q.fail(3000, last.id(), last.token, "boom 3", 9999)).isEqualTo(Failed.DEAD);
     assertThat(q.dead(10)).hasSize(1);
     assertThat(q.dead(10).get(0).errors).containsExactly("boom 1", "boom 2", "boom 3");
-    assertThat(q.job(b("j")).state).isEqualTo(State.DEAD);
+    assertThat(q.job(b("j")).state()).isEqualTo(State.DEAD);
     assertThat(q.counts(3000)).containsExactly(0, 0, 0, 1);
     assertThat(q.replay(4000, b("j"))).isEqualTo(1);
     Job replayed = q.reserve(4000, 1, 4100).get(0);
     assertThat(replayed.attempts).isEqualTo(1);
     assertThat(replayed.errors).isEmpty();
-    q.fail(4000, replayed.id, replayed.token, "again", 4000);
+    q.fail(4000, replayed.id(), replayed.token, "again", 4000);
     // A lease that expires on the last attempt is a dead letter too.
     q.reserve(4000, 1, 4010);
     q.reserve(4010, 1, 4020);
@@ -134,7 +134,7 @@ class JobQueueTest {
     JobQueue q = new JobQueue();
     q.add(0, b("j"), b("p"), 0, 0, 1, Backoff.NONE, 0);
     Job j = q.reserve(0, 1, 100).get(0);
-    assertThat(q.release(j.id, j.token, 50)).isTrue();
+    assertThat(q.release(j.id(), j.token, 50)).isTrue();
     assertThat(q.reserve(49, 1, 100)).isEmpty();
     assertThat(q.reserve(50, 1, 100).get(0).attempts).isEqualTo(1); // still its first attempt
   }
@@ -149,7 +149,7 @@ class JobQueueTest {
     Job j = q.reserve(10, 1, 100).get(0);
     assertThat(q.add(20, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000).state())
         .isEqualTo(State.LEASED);
-    q.ack(30, j.id, j.token);
+    q.ack(30, j.id(), j.token);
     JobQueue.Added done = q.add(500, b("order-7"), b("p"), 0, 0, 1, Backoff.NONE, 1000);
     assertThat(done.isNew()).isFalse();
     assertThat(done.state()).isNull(); // done, inside its window
@@ -173,7 +173,7 @@ class JobQueueTest {
     assertThat(b.attempts).isEqualTo(1); // the same attempt as the released lease
     assertThat(seen.add(b.token)).isTrue();
     assertThat(q.ack(2, b("j"), ta)).isFalse(); // the first worker's late ack
-    assertThat(q.job(b("j")).state).isEqualTo(State.LEASED);
+    assertThat(q.job(b("j")).state()).isEqualTo(State.LEASED);
     long tb = b.token;
     assertThat(q.fail(3, b("j"), tb, "x", 3)).isEqualTo(Failed.DEAD);
     assertThat(q.replay(4, b("j"))).isEqualTo(1);
@@ -208,7 +208,7 @@ class JobQueueTest {
     for (int i = 0; i < n; i++) {
       q.add(i, b("u" + i), b("p"), 0, i, 1, Backoff.NONE, i % 2 == 0 ? 1_000_000 : 10);
       Job j = q.reserve(i, 1, i + 5).get(0);
-      assertThat(q.ack(i, j.id, j.token)).isTrue();
+      assertThat(q.ack(i, j.id(), j.token)).isTrue();
     }
     // At n + 10 every short window has ended; the long ones last until 1,000,000 past their ack.
     assertThat(q.add(n + 10, b("u1"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isTrue();
@@ -269,8 +269,21 @@ class JobQueueTest {
       if (op < 4) {
         int priority = rnd.nextInt(3);
         long due = now + (rnd.nextBoolean() ? 0 : rnd.nextInt(200));
-        String id = "job-" + seq;
-        q.add(now, b(id), b("p"), priority, due, maxAttempts, Backoff.NONE, 0);
+        // Some jobs named, some numbered by the queue (their id is their number, not kept).
+        boolean named = rnd.nextBoolean();
+        String id = named ? "job-" + seq : Long.toString(seq);
+        JobQueue.Added added =
+            q.add(
+                now,
+                named ? b(id) : null,
+                b("p" + seq),
+                priority,
+                due,
+                maxAttempts,
+                Backoff.NONE,
+                0);
+        assertThat(s(added.id())).isEqualTo(id);
+        assertThat(s(q.job(b(id)).payload())).isEqualTo("p" + seq);
         model.add(new M(seq++, id, priority, due));
       } else if (op < 7) {
         int count = 1 + rnd.nextInt(3);
@@ -340,8 +353,33 @@ class JobQueueTest {
           }
         }
       }
+      if (step % 7 == 0) {
+        assertThat(q.counts(now))
+            .as("step %d", step)
+            .containsExactly(modelCounts(model, now, maxAttempts));
+      }
     }
     long[] counts = q.counts(now);
     assertThat(counts[0] + counts[1] + counts[2] + counts[3]).isEqualTo(model.size());
+    assertThat(counts).containsExactly(modelCounts(model, now, maxAttempts));
+  }
+
+  /** Due, delayed, leased and dead as of {@code now}, from the model. */
+  private static long[] modelCounts(List<M> model, long now, int maxAttempts) {
+    long[] c = new long[4];
+    for (M m : model) {
+      switch (m.state) {
+        case WAITING -> c[m.due <= now ? 0 : 1]++;
+        case LEASED -> {
+          if (m.leaseUntil > now) {
+            c[2]++;
+          } else {
+            c[m.attempts >= maxAttempts ? 3 : 0]++;
+          }
+        }
+        case DEAD -> c[3]++;
+      }
+    }
+    return c;
   }
 }

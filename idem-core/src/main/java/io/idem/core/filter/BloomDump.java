@@ -1,7 +1,5 @@
-package io.idem.server.commands.bloom;
+package io.idem.core.filter;
 
-import io.idem.core.filter.BloomFilter;
-import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,7 +11,9 @@ import java.util.zip.CRC32C;
  * Idem's layout of the BF.SCANDUMP chunks that BF.LOADCHUNK takes back. Clients only hand the
  * (iterator, bytes) pairs back unchanged, so the layout is Idem's own; RedisBloom's iterator
  * convention is kept: 0 asks for the header, which comes back under iterator 1, and each chunk
- * comes back under 1 + the byte offset just past it.
+ * comes back under 1 + the byte offset just past it. {@link ScalableBloomFilter} dumps and loads
+ * through it; a refusal's reply texts are RedisBloom's ({@link #BAD_DATA}, {@link
+ * #INVALID_ITERATOR}), followed in the reply by what was wrong.
  */
 final class BloomDump {
   /*
@@ -55,6 +55,15 @@ final class BloomDump {
    */
   static final int MAX_CHUNK_WORDS = (16 << 20) / 8 - 8;
 
+  /** RedisBloom's reply to a header or chunk it cannot take. */
+  static final String BAD_DATA = "received bad data";
+
+  /** RedisBloom's reply to an iterator SCANDUMP did not give (Idem's layout checks it). */
+  static final String INVALID_ITERATOR = "invalid iterator";
+
+  /** RedisBloom's reply when the memory of the filter a header declares cannot be had. */
+  static final String NO_MEMORY = "Insufficient memory to create filter";
+
   private BloomDump() {}
 
   /** One layer as the header declares it. */
@@ -91,12 +100,12 @@ final class BloomDump {
     return b.array();
   }
 
-  /** Parses and checks every field of a header; allocates nothing sized by it beyond O(layers). */
   /** Whether the bytes start as Idem's header does (else they may be RedisBloom's). */
   static boolean isIdemHeader(byte[] bytes) {
     return bytes.length >= 4 && ByteBuffer.wrap(bytes).getInt() == MAGIC;
   }
 
+  /** Parses and checks every field of a header; allocates nothing sized by it beyond O(layers). */
   static Header parseHeader(byte[] bytes) throws IOException {
     if (bytes.length < HEADER_BYTES + LAYER_BYTES + 4) {
       throw bad("header of %s bytes is too short", bytes.length);
@@ -174,29 +183,27 @@ final class BloomDump {
   /** Blocks a BloomFilter holds at most; the format's bound. */
   private static final long MAX_BLOCKS = (Integer.MAX_VALUE - 8) / 8;
 
-  /** The filter the header declares, with all bits clear. Allocates {@link Header#bytes()}. */
-  static ScalableBloomFilter build(Header h) {
+  /**
+   * The filter the header declares, with all bits clear, its layers kept as {@code storage} says.
+   * Allocates {@link Header#bytes()}.
+   */
+  static ScalableBloomFilter build(Header h, BloomFilter.Storage storage) {
     List<BloomFilter> layers = new ArrayList<>(h.layers().size());
     for (Layer l : h.layers()) {
       layers.add(
           BloomFilter.ofShape(
-              l.capacity(), l.errorRate(), l.hashes(), l.blocks(), l.items(), BloomCodec.STORAGE));
+              l.capacity(), l.errorRate(), l.hashes(), l.blocks(), l.items(), storage));
     }
     return ScalableBloomFilter.ofLayers(h.errorRate(), h.initialCapacity(), h.expansion(), layers);
   }
 
-  /** A SCANDUMP reply: the iterator to ask with next (0 at the end) and the bytes. */
-  record Chunk(long next, byte[] bytes) {}
-
-  static final Chunk END = new Chunk(0, new byte[0]);
-
   /**
    * The chunk at {@code iter} (at least 1), copying at most {@code maxWords} words of one layer;
-   * {@link #END} past the last one.
+   * {@link DumpChunk#END} past the last one.
    *
    * @throws IOException if {@code iter} is not where a chunk starts
    */
-  static Chunk chunk(ScalableBloomFilter f, long iter, int maxWords) throws IOException {
+  static DumpChunk chunk(ScalableBloomFilter f, long iter, int maxWords) throws IOException {
     if (iter < 1) {
       throw new IOException("iterator " + iter + " is not one BF.SCANDUMP returned");
     }
@@ -215,11 +222,11 @@ final class BloomDump {
         byte[] out = new byte[words * 8 + 4];
         layer.copyWords(from, words, out, 0);
         ByteBuffer.wrap(out, words * 8, 4).putInt(chunkCrc(offset, out, words * 8));
-        return new Chunk(iter + words * 8L, out);
+        return new DumpChunk(iter + words * 8L, out);
       }
       start += size;
     }
-    return END;
+    return DumpChunk.END;
   }
 
   /**

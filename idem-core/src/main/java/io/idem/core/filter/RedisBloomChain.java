@@ -484,7 +484,8 @@ public final class RedisBloomChain implements ScalableBloom {
   // ---- BF.SCANDUMP and BF.LOADCHUNK, in RedisBloom's bytes
 
   /** The header chunk BF.SCANDUMP replies at iterator 0: packed, little-endian. */
-  public byte[] header() {
+  @Override
+  public byte[] dumpHeader() {
     ByteBuffer b =
         ByteBuffer.allocate(HEADER_BYTES + LINK_BYTES * links.size())
             .order(ByteOrder.LITTLE_ENDIAN);
@@ -502,27 +503,25 @@ public final class RedisBloomChain implements ScalableBloom {
     return b.array();
   }
 
-  /** A data chunk: the iterator to ask for next (0 at the end) and the bytes (empty at the end). */
-  public record Chunk(long next, byte[] bytes) {}
-
   /**
    * BF.SCANDUMP at an iterator of 1 or more: 1 + a byte offset into the links' bit arrays one after
    * another; at most {@link #MAX_CHUNK_BYTES}, never across two links. Past the end (or below 1):
-   * iterator 0 and no bytes.
+   * {@link DumpChunk#END}.
    */
-  public Chunk chunkAt(long iterator) {
+  @Override
+  public DumpChunk dumpChunk(long iterator) {
     if (iterator < 1) {
-      return new Chunk(0, new byte[0]);
+      return DumpChunk.END;
     }
     long offset = iterator - 1;
     for (Link l : links) {
       if (offset < l.bytes()) {
         int len = (int) Math.min(MAX_CHUNK_BYTES, l.bytes() - offset);
-        return new Chunk(iterator + len, bytesOf(l, offset, len));
+        return new DumpChunk(iterator + len, bytesOf(l, offset, len));
       }
       offset -= l.bytes();
     }
-    return new Chunk(0, new byte[0]);
+    return DumpChunk.END;
   }
 
   private static byte[] bytesOf(Link l, long offset, int len) {
@@ -638,6 +637,7 @@ public final class RedisBloomChain implements ScalableBloom {
    * Loads one data chunk from BF.SCANDUMP: {@code iterator} is the one SCANDUMP replied with it
    * (the next), so the chunk starts at byte {@code iterator - length - 1}, inside one link.
    */
+  @Override
   public void loadChunk(long iterator, byte[] data) throws BadDumpException {
     if (iterator <= 0 || iterator < data.length) {
       throw bad("iterator " + iterator + " for a chunk of " + data.length + " bytes");
@@ -670,7 +670,7 @@ public final class RedisBloomChain implements ScalableBloom {
     FormatOutput f =
         FormatOutput.begin(
             out, FormatFamily.REDISBLOOM_CHAIN, FORMAT_VERSION, MurmurHash64A.FUNCTION_ID);
-    byte[] header = header();
+    byte[] header = dumpHeader();
     f.writeInt(header.length);
     f.writeBytes(header);
     for (Link l : links) {

@@ -337,6 +337,43 @@ public final class ScalableBloomFilter implements MembershipFilter, ScalableBloo
     return 1 - pass;
   }
 
+  // ---- BF.SCANDUMP and BF.LOADCHUNK, in BloomDump's bytes
+
+  @Override
+  public byte[] dumpHeader() {
+    return BloomDump.header(this);
+  }
+
+  @Override
+  public DumpChunk dumpChunk(long iterator) throws BadDumpException {
+    try {
+      return BloomDump.chunk(this, iterator, BloomDump.MAX_CHUNK_WORDS);
+    } catch (IOException e) {
+      throw new BadDumpException(BloomDump.INVALID_ITERATOR, e.getMessage());
+    }
+  }
+
+  @Override
+  public void loadChunk(long iterator, byte[] data) throws BadDumpException {
+    try {
+      BloomDump.load(this, iterator, data, BloomDump.MAX_CHUNK_WORDS);
+    } catch (IOException e) {
+      throw new BadDumpException(BloomDump.BAD_DATA, e.getMessage());
+    }
+  }
+
+  /**
+   * The empty filter a header of {@link #dumpHeader} declares, its layers kept as {@code storage}
+   * says: a recipe the caller trusts, so it asks no memory first (see {@link
+   * ScalableBloom#fromHeader} for a client's header).
+   *
+   * @throws IOException naming the first field that is wrong
+   */
+  public static ScalableBloomFilter fromHeader(byte[] header, BloomFilter.Storage storage)
+      throws IOException {
+    return BloomDump.build(BloomDump.parseHeader(header), storage);
+  }
+
   @Override
   public FormatFamily family() {
     return FormatFamily.SCALABLE_BLOOM;

@@ -1,9 +1,9 @@
-package io.idem.server.commands.bloom;
+package io.idem.core.filter;
 
+import static io.idem.core.filter.BloomFilter.Storage.HEAP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.core.filter.ScalableBloomFilter;
 import io.idem.core.hash.Hash128;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,7 +22,7 @@ class BloomDumpTest {
   @Test
   void chunks_ofEveryLayer_atMostMaxWordsAndNeverAcrossLayers() throws IOException {
     ScalableBloomFilter f = filter(3, 60);
-    List<BloomDump.Chunk> chunks = chunks(f);
+    List<DumpChunk> chunks = chunks(f);
     long words = 0;
     for (int i = 0; i < f.layerCount(); i++) {
       words += f.layer(i).wordCount();
@@ -33,21 +33,21 @@ class BloomDumpTest {
     }
     assertThat(chunks).hasSize((int) expected);
     long total = 0;
-    for (BloomDump.Chunk c : chunks) {
+    for (DumpChunk c : chunks) {
       assertThat(c.bytes().length - 4).isPositive().isLessThanOrEqualTo(WORDS * 8);
       total += c.bytes().length - 4;
     }
     assertThat(total).isEqualTo(words * 8);
-    assertThat(BloomDump.chunk(f, chunks.getLast().next(), WORDS)).isEqualTo(BloomDump.END);
+    assertThat(BloomDump.chunk(f, chunks.getLast().next(), WORDS)).isEqualTo(DumpChunk.END);
   }
 
   @Test
   void load_everyChunkInAnyOrder_givesTheSameFilter() throws IOException {
     ScalableBloomFilter f = filter(2, 100);
-    List<BloomDump.Chunk> chunks = new ArrayList<>(chunks(f));
+    List<DumpChunk> chunks = new ArrayList<>(chunks(f));
     Collections.shuffle(chunks, new Random(5));
-    ScalableBloomFilter g = BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)));
-    for (BloomDump.Chunk c : chunks) {
+    ScalableBloomFilter g = BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)), HEAP);
+    for (DumpChunk c : chunks) {
       BloomDump.load(g, c.next(), c.bytes(), WORDS);
     }
     assertThat(bytes(g)).isEqualTo(bytes(f));
@@ -56,9 +56,9 @@ class BloomDumpTest {
   @Test
   void load_chunkOfAnotherPositionOrSize_refused() throws IOException {
     ScalableBloomFilter f = filter(2, 100);
-    List<BloomDump.Chunk> chunks = chunks(f);
-    ScalableBloomFilter g = BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)));
-    BloomDump.Chunk second = chunks.get(1);
+    List<DumpChunk> chunks = chunks(f);
+    ScalableBloomFilter g = BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)), HEAP);
+    DumpChunk second = chunks.get(1);
     // The neighbour's iterator: the checksum binds a chunk to its offset.
     assertThatThrownBy(() -> BloomDump.load(g, chunks.get(2).next(), second.bytes(), WORDS))
         .hasMessage("chunk checksum mismatch");
@@ -66,7 +66,7 @@ class BloomDumpTest {
     assertThatThrownBy(() -> BloomDump.load(g, second.next(), second.bytes(), WORDS + 1))
         .hasMessageStartingWith("no chunk of 5 words ends at iterator");
     assertThat(bytes(g))
-        .isEqualTo(bytes(BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)))));
+        .isEqualTo(bytes(BloomDump.build(BloomDump.parseHeader(BloomDump.header(f)), HEAP)));
   }
 
   @Test
@@ -135,12 +135,12 @@ class BloomDumpTest {
     return f;
   }
 
-  private static List<BloomDump.Chunk> chunks(ScalableBloomFilter f) throws IOException {
-    List<BloomDump.Chunk> out = new ArrayList<>();
+  private static List<DumpChunk> chunks(ScalableBloomFilter f) throws IOException {
+    List<DumpChunk> out = new ArrayList<>();
     long iter = 1;
     while (true) {
-      BloomDump.Chunk c = BloomDump.chunk(f, iter, WORDS);
-      if (c == BloomDump.END) {
+      DumpChunk c = BloomDump.chunk(f, iter, WORDS);
+      if (c == DumpChunk.END) {
         return out;
       }
       out.add(c);

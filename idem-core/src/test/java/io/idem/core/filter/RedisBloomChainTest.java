@@ -60,9 +60,9 @@ class RedisBloomChainTest {
   /** The chain's dump as BF.SCANDUMP gives it: the header at iterator 1, then each chunk. */
   static List<Chunk> dump(RedisBloomChain chain) {
     List<Chunk> out = new ArrayList<>();
-    out.add(new Chunk(1, chain.header()));
+    out.add(new Chunk(1, chain.dumpHeader()));
     for (long it = 1; ; ) {
-      RedisBloomChain.Chunk c = chain.chunkAt(it);
+      DumpChunk c = chain.dumpChunk(it);
       if (c.next() == 0) {
         assertThat(c.bytes()).isEmpty();
         return out;
@@ -228,7 +228,7 @@ class RedisBloomChainTest {
   void badChunks_areRefused_andAChunkPastALinkChangesNothing() throws Exception {
     RedisBloomChain chain =
         RedisBloomChain.fromHeader(
-            RedisBloomChain.create(1000, 0.01, 2, false).header(), bytes -> true);
+            RedisBloomChain.create(1000, 0.01, 2, false).dumpHeader(), bytes -> true);
     assertThatThrownBy(() -> chain.loadChunk(0, new byte[8])).hasMessageContaining("iterator 0");
     assertThatThrownBy(() -> chain.loadChunk(5000, new byte[8]))
         .isInstanceOfSatisfying(

@@ -1,9 +1,11 @@
 package io.idem.core.filter;
 
+import static io.idem.core.filter.BloomFilter.Storage.HEAP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -83,5 +85,85 @@ class ScalableBloomTest {
           .isInstanceOf(FilterFullException.class);
       assertThat(f.layerCount()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void dump_chunkByChunk_loadsIntoTheFilterOfItsHeader_whichAnswersEveryItemAlike()
+      throws BadDumpException {
+    for (ScalableBloom f : both(100, true)) {
+      long[] pair = new long[2];
+      for (int i = 0; i < 1000; i++) {
+        f.hash(item(i), pair);
+        f.add(pair[0], pair[1]);
+      }
+      assertThat(f.layerCount()).isGreaterThan(1);
+      ScalableBloom g = ScalableBloom.fromHeader(f.dumpHeader(), bytes -> true, HEAP);
+      assertThat(g).hasSameClassAs(f);
+      int chunks = 0;
+      for (long it = 1; ; chunks++) {
+        DumpChunk c = f.dumpChunk(it);
+        if (c.isEnd()) {
+          break;
+        }
+        g.loadChunk(c.next(), c.bytes());
+        it = c.next();
+      }
+      assertThat(chunks).isEqualTo(f.layerCount()); // small layers: one chunk each
+      assertThat(g.dumpHeader()).isEqualTo(f.dumpHeader());
+      assertThat(g.itemCount()).isEqualTo(f.itemCount());
+      assertThat(g.capacity()).isEqualTo(f.capacity());
+      for (int i = 0; i < 5000; i++) {
+        assertThat(g.mightContainItem(item(i))).isEqualTo(f.mightContainItem(item(i)));
+      }
+    }
+  }
+
+  @Test
+  void loadChunk_badIteratorOrBadData_throwsBadDumpException_andChangesNothing()
+      throws BadDumpException {
+    for (ScalableBloom f : both(100, true)) {
+      long[] pair = new long[2];
+      for (int i = 0; i < 300; i++) {
+        f.hash(item(i), pair);
+        f.add(pair[0], pair[1]);
+      }
+      byte[] header = f.dumpHeader();
+      ScalableBloom g = ScalableBloom.fromHeader(header, bytes -> true, HEAP);
+      DumpChunk first = f.dumpChunk(1);
+      byte[] longer = Arrays.copyOf(first.bytes(), first.bytes().length + 8);
+      assertThatThrownBy(() -> g.loadChunk(0, first.bytes())).isInstanceOf(BadDumpException.class);
+      assertThatThrownBy(() -> g.loadChunk(first.next() + (1L << 40), first.bytes()))
+          .isInstanceOf(BadDumpException.class);
+      assertThatThrownBy(() -> g.loadChunk(1 + longer.length, longer))
+          .isInstanceOf(BadDumpException.class);
+      assertThat(g.mightContainItem(item(0))).as("no bits were written").isFalse();
+      assertThatThrownBy(() -> ScalableBloom.fromHeader(new byte[3], bytes -> true, HEAP))
+          .isInstanceOfSatisfying(
+              BadDumpException.class, e -> assertThat(e.reply()).isEqualTo("received bad data"));
+      assertThatThrownBy(
+              () ->
+                  ScalableBloom.fromHeader(
+                      Arrays.copyOf(header, header.length - 1), b -> true, HEAP))
+          .isInstanceOfSatisfying(
+              BadDumpException.class, e -> assertThat(e.reply()).isEqualTo("received bad data"));
+      assertThatThrownBy(() -> ScalableBloom.fromHeader(header, bytes -> false, HEAP))
+          .isInstanceOfSatisfying(
+              BadDumpException.class,
+              e -> assertThat(e.reply()).isEqualTo("Insufficient memory to create filter"));
+    }
+  }
+
+  @Test
+  void dumpChunk_iteratorNotAtAChunk_idemsLayoutThrows_redisBloomsAnswersFromThere()
+      throws BadDumpException {
+    List<ScalableBloom> layouts = both(100, true);
+    assertThat(layouts.get(0).dumpChunk(9).next()).isEqualTo(9 + 144 - 8);
+    assertThatThrownBy(() -> layouts.get(1).dumpChunk(9))
+        .isInstanceOfSatisfying(
+            BadDumpException.class,
+            e -> {
+              assertThat(e.reply()).isEqualTo("invalid iterator");
+              assertThat(e).hasMessage("iterator 9 is not one BF.SCANDUMP returned");
+            });
   }
 }

@@ -22,7 +22,7 @@ class RedisBloomCompatTest {
 
   @Test
   void bfDebug_ofAFilterFromRedisBloom_isRedisBlooms() {
-    byte[] header = RedisBloomChain.create(1000, 0.01, 2, false).header();
+    byte[] header = RedisBloomChain.create(1000, 0.01, 2, false).dumpHeader();
     h.call(Harness.bytes("BF.LOADCHUNK"), Harness.bytes("f"), Harness.bytes("1"), header);
     // RedisBloom's BF.DEBUG for BF.RESERVE f 0.01 1000.
     assertThat(h.show("BF.DEBUG", "f"))

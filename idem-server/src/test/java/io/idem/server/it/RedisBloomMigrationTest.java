@@ -2,6 +2,7 @@ package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.filter.DumpChunk;
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.it.RespClient.Err;
@@ -120,9 +121,9 @@ class RedisBloomMigrationTest {
     try (ServerHarness server = new ServerHarness(data);
         RespClient c = new RespClient(server.port())) {
       List<Chunk> want = new ArrayList<>();
-      want.add(new Chunk(1, expected.header()));
+      want.add(new Chunk(1, expected.dumpHeader()));
       for (long it = 1; ; ) {
-        RedisBloomChain.Chunk chunk = expected.chunkAt(it);
+        DumpChunk chunk = expected.dumpChunk(it);
         if (chunk.next() == 0) {
           break;
         }

@@ -1,17 +1,18 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.filter.BadDumpException;
+import io.idem.core.filter.DumpChunk;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
-import java.io.IOException;
 
 /**
  * BF.SCANDUMP key iterator — [next iterator, bytes]: the header for iterator 0, then chunks of at
  * most 16 MiB of one layer's bits, then [0, ""]. Each call copies one chunk, never the whole
- * filter.
+ * filter. The bytes are the layout's own: a filter moved in from RedisBloom dumps in RedisBloom's,
+ * which RedisBloom loads back.
  */
 public final class BfScanDumpCommand implements Handler {
 
@@ -21,29 +22,21 @@ public final class BfScanDumpCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              RedisBloomChain c = Blooms.chain(e);
-              ScalableBloomFilter f = c == null ? Blooms.filter(e) : null;
-              if (c == null && f == null) {
+              ScalableBloom f = Blooms.bloom(e);
+              if (f == null) {
                 throw new CommandException(BloomErrors.NOT_FOUND);
               }
               long iter = BloomArgs.parseLong(call.arg(2), BloomErrors.SCANDUMP_NOT_NUMERIC);
-              if (c != null) {
-                // RedisBloom's own dump, which RedisBloom loads back.
-                if (iter == 0) {
-                  return reply(1, c.header());
-                }
-                RedisBloomChain.Chunk chunk = c.chunkAt(iter);
-                return reply(chunk.next(), chunk.bytes());
-              }
               if (iter == 0) {
-                return reply(1, BloomDump.header(f));
+                return reply(1, f.dumpHeader());
               }
+              DumpChunk chunk;
               try {
-                BloomDump.Chunk chunk = BloomDump.chunk(f, iter, BloomDump.MAX_CHUNK_WORDS);
-                return reply(chunk.next(), chunk.bytes());
-              } catch (IOException ex) {
-                throw new CommandException(BloomErrors.INVALID_ITERATOR + ": " + ex.getMessage());
+                chunk = f.dumpChunk(iter);
+              } catch (BadDumpException ex) {
+                throw new CommandException(BloomErrors.refusedDump(ex));
               }
+              return reply(chunk.next(), chunk.bytes());
             });
   }
 

@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.ScalableBloomFilter;
@@ -13,9 +14,9 @@ import java.util.Arrays;
 
 /**
  * How the engine keeps BF.* values durable. The recipe of a new filter is its BF.SCANDUMP header
- * ({@link BloomDump}): it names every layer's exact shape, so a restart rebuilds the same empty
- * filter even if sizing changes between versions, and a filter created by BF.LOADCHUNK logs the
- * header it was given. Operations:
+ * ({@link ScalableBloomFilter#dumpHeader}): it names every layer's exact shape, so a restart
+ * rebuilds the same empty filter even if sizing changes between versions, and a filter created by
+ * BF.LOADCHUNK logs the header it was given. Operations:
  *
  * <pre>
  * op  name        payload (big-endian)
@@ -62,7 +63,7 @@ public final class BloomCodec implements ValueCodec<ScalableBloomFilter> {
 
   @Override
   public ScalableBloomFilter create(byte[] recipe) throws IOException {
-    return BloomDump.build(BloomDump.parseHeader(recipe));
+    return ScalableBloomFilter.fromHeader(recipe, STORAGE);
   }
 
   @Override
@@ -88,9 +89,12 @@ public final class BloomCodec implements ValueCodec<ScalableBloomFilter> {
           throw new IOException(
               "LOAD_CHUNK payload of " + payload.length + " bytes has no iterator");
         }
-        long iter = ByteBuffer.wrap(payload).getLong();
-        BloomDump.load(
-            value, iter, Arrays.copyOfRange(payload, 8, payload.length), BloomDump.MAX_CHUNK_WORDS);
+        try {
+          value.loadChunk(
+              ByteBuffer.wrap(payload).getLong(), Arrays.copyOfRange(payload, 8, payload.length));
+        } catch (BadDumpException e) {
+          throw new IOException(e.getMessage(), e);
+        }
       }
       default -> throw new IOException("unknown Bloom operation " + op);
     }

@@ -1,5 +1,7 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BadDumpException;
+
 /**
  * RedisBloom's BF.* error texts, verbatim: some have no ERR code, and clients match on them. The
  * extra detail Idem adds to a bad chunk follows RedisBloom's text, so a prefix match still holds.
@@ -54,4 +56,15 @@ final class BloomErrors {
   static final String INVALID_ITERATOR = "ERR invalid iterator";
 
   private BloomErrors() {}
+
+  /**
+   * The reply to a dump refused by a filter of either layout: RedisBloom's text; after bad data or
+   * an invalid iterator, Idem's detail of what was wrong.
+   */
+  static String refusedDump(BadDumpException e) {
+    String text = "ERR " + e.reply();
+    return text.equals(BAD_DATA) || text.equals(INVALID_ITERATOR)
+        ? text + ": " + e.getMessage()
+        : text;
+  }
 }

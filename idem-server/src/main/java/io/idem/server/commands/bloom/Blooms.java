@@ -1,5 +1,6 @@
 package io.idem.server.commands.bloom;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloom;
@@ -92,7 +93,7 @@ final class Blooms {
       // Larger than one Java array holds, or that one array failed: nothing else was touched.
       throw new CommandException(BloomErrors.NO_MEMORY);
     }
-    return tx.create(RedisBloomCodec.INSTANCE, c, c.header());
+    return tx.create(RedisBloomCodec.INSTANCE, c, c.dumpHeader());
   }
 
   private static ScalableBloomFilter createBlocked(KeyTx tx, Engine engine, Params p) {
@@ -126,7 +127,28 @@ final class Blooms {
       // One large array failed: nothing else was touched, and the heap is as it was.
       throw new CommandException(BloomErrors.NO_MEMORY);
     }
-    return tx.create(BloomCodec.INSTANCE, f, BloomDump.header(f));
+    return tx.create(BloomCodec.INSTANCE, f, f.dumpHeader());
+  }
+
+  /**
+   * Creates at the free key the empty filter a BF.SCANDUMP header declares, in the layout the
+   * header is from ({@link ScalableBloom#fromHeader}), and logs the header as its recipe.
+   *
+   * @throws CommandException if the header is refused or its memory cannot be had; the key stays
+   *     free
+   */
+  static void createFromHeader(KeyTx tx, Engine engine, byte[] header) {
+    ScalableBloom f;
+    try {
+      f = ScalableBloom.fromHeader(header, bytes -> memoryFits(engine, bytes), BloomCodec.STORAGE);
+    } catch (BadDumpException e) {
+      throw new CommandException(BloomErrors.refusedDump(e));
+    }
+    // The layout picks the codec, which replays the same header on restart.
+    switch (f) {
+      case RedisBloomChain c -> tx.create(RedisBloomCodec.INSTANCE, c, header);
+      case ScalableBloomFilter b -> tx.create(BloomCodec.INSTANCE, b, header);
+    }
   }
 
   /** Whether the server may spend {@code bytes} more (see {@link Engine#memoryFits}). */

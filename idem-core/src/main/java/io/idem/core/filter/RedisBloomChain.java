@@ -442,8 +442,14 @@ public final class RedisBloomChain implements ScalableBloom {
     return 1 - none;
   }
 
-  /** Link i's {bytes, bits, size, hashes, entries} and its error rate and bpe, for BF.DEBUG. */
-  public String describeLink(int i) {
+  @Override
+  public String layoutName() {
+    return "classic";
+  }
+
+  /** Link i's bytes, bits, hashes, hash width, entries, size and error rate, as RedisBloom's. */
+  @Override
+  public String describeLayer(int i) {
     Link l = links.get(i);
     return "bytes:"
         + l.bytes()

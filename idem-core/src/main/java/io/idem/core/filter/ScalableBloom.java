@@ -72,6 +72,18 @@ public sealed interface ScalableBloom permits RedisBloomChain, ScalableBloomFilt
   /** The false-positive rate the filter has now, from its layers' fill. */
   double estimatedFalsePositiveRate();
 
+  /**
+   * The layout's name, as the setting bf-layout and BF.INFO's LAYOUT spell it: {@code classic} for
+   * RedisBloom's chain of classic Bloom filters, {@code blocked} for Idem's blocked layers.
+   */
+  String layoutName();
+
+  /**
+   * Layer {@code i} (0 the oldest) as BF.DEBUG prints it: its bytes, bits, hashes, hash width,
+   * capacity, items and error rate, in RedisBloom's words and number format.
+   */
+  String describeLayer(int i);
+
   /** As {@link #mightContain(long, long)}, for the item itself. */
   default boolean mightContainItem(byte[] item) {
     long[] pair = new long[2];

@@ -337,6 +337,29 @@ public final class ScalableBloomFilter implements MembershipFilter, ScalableBloo
     return 1 - pass;
   }
 
+  @Override
+  public String layoutName() {
+    return "blocked";
+  }
+
+  /** RedisBloom's fields, in a blocked layer's terms: its hashes all land in one 64-byte block. */
+  @Override
+  public String describeLayer(int i) {
+    BloomFilter l = layers.get(i);
+    return "bytes:"
+        + l.sizeInBytes()
+        + " bits:"
+        + l.bitSize()
+        + " hashes:"
+        + l.hashes()
+        + " hashwidth:128 capacity:"
+        + l.capacity()
+        + " size:"
+        + l.itemCount()
+        + " ratio:"
+        + RedisBloomChain.printfG(l.configuredErrorRate());
+  }
+
   // ---- BF.SCANDUMP and BF.LOADCHUNK, in BloomDump's bytes
 
   @Override

@@ -166,4 +166,16 @@ class ScalableBloomTest {
               assertThat(e).hasMessage("iterator 9 is not one BF.SCANDUMP returned");
             });
   }
+
+  @Test
+  void describeLayer_isBfDebugsLine_inEachLayoutsTerms() {
+    List<ScalableBloom> layouts = both(100, true);
+    assertThat(layouts.get(0).layoutName()).isEqualTo("classic");
+    assertThat(layouts.get(1).layoutName()).isEqualTo("blocked");
+    // RedisBloom's own line for the filter BF.ADD makes with its defaults.
+    assertThat(layouts.get(0).describeLayer(0))
+        .isEqualTo("bytes:144 bits:1152 hashes:8 hashwidth:64 capacity:100 size:0 ratio:0.005");
+    assertThat(layouts.get(1).describeLayer(0))
+        .matches("bytes:\\d+ bits:\\d+ hashes:\\d+ hashwidth:128 capacity:100 size:0 ratio:0.005");
+  }
 }

@@ -1,8 +1,6 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.BloomFilter;
-import io.idem.core.filter.RedisBloomChain;
-import io.idem.core.filter.ScalableBloomFilter;
+import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -23,36 +21,14 @@ public final class BfDebugCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              List<Reply> out = new ArrayList<>();
-              RedisBloomChain c = Blooms.chain(e);
-              if (c != null) {
-                out.add(Reply.bulk("size:" + c.itemCount()));
-                for (int i = 0; i < c.linkCount(); i++) {
-                  out.add(Reply.bulk(c.describeLink(i)));
-                }
-                return Reply.array(out);
-              }
-              ScalableBloomFilter f = Blooms.filter(e);
+              ScalableBloom f = Blooms.bloom(e);
               if (f == null) {
                 throw new CommandException(BloomErrors.NOT_FOUND);
               }
+              List<Reply> out = new ArrayList<>(1 + f.layerCount());
               out.add(Reply.bulk("size:" + f.itemCount()));
               for (int i = 0; i < f.layerCount(); i++) {
-                BloomFilter l = f.layer(i);
-                out.add(
-                    Reply.bulk(
-                        "bytes:"
-                            + l.sizeInBytes()
-                            + " bits:"
-                            + l.bitSize()
-                            + " hashes:"
-                            + l.hashes()
-                            + " hashwidth:128 capacity:"
-                            + l.capacity()
-                            + " size:"
-                            + l.itemCount()
-                            + " ratio:"
-                            + RedisBloomChain.printfG(l.configuredErrorRate())));
+                out.add(Reply.bulk(f.describeLayer(i)));
               }
               return Reply.array(out);
             });

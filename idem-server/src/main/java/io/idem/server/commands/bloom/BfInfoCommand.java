@@ -1,6 +1,5 @@
 package io.idem.server.commands.bloom;
 
-import io.idem.core.filter.RedisBloomChain;
 import io.idem.core.filter.ScalableBloom;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
@@ -49,7 +48,7 @@ public final class BfInfoCommand implements Handler {
                     one(call, "Estimated false positive rate", new Reply.Double(f.fprate()));
                 case "bitsperitem" ->
                     one(call, "Bits per item", new Reply.Double(f.size() * 8.0 / f.capacity()));
-                case "layout" -> one(call, "Layout", Reply.bulk(f.layout().label()));
+                case "layout" -> one(call, "Layout", Reply.bulk(f.layout()));
                 default -> throw new CommandException(BloomErrors.INVALID_INFO);
               };
             });
@@ -65,7 +64,7 @@ public final class BfInfoCommand implements Handler {
       int expansion,
       double error,
       double fprate,
-      Blooms.Layout layout) {
+      String layout) {
     Reply expansionReply() {
       return scaling ? Reply.integer(expansion) : Reply.NULL;
     }
@@ -85,7 +84,7 @@ public final class BfInfoCommand implements Handler {
         f.expansion(),
         f.configuredErrorRate(),
         f.estimatedFalsePositiveRate(),
-        f instanceof RedisBloomChain ? Blooms.Layout.CLASSIC : Blooms.Layout.BLOCKED);
+        f.layoutName());
   }
 
   /** One field: under RESP3 a map of one pair, under RESP2 an array of the value alone. */

@@ -52,10 +52,6 @@ final class Blooms {
     static Layout configured(Call call) {
       return call.server().config().get("bf-layout").equals("blocked") ? BLOCKED : CLASSIC;
     }
-
-    String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
   }
 
   /**

@@ -69,6 +69,12 @@ public final class CuckooFilter implements MembershipFilter, ScalableCuckoo {
   /** RedisBloom's cf-max-expansions: the most sub-tables a filter grows to. */
   public static final int MAX_TABLES = 32;
 
+  /**
+   * The largest capacity a dump's header carries: RedisBloom's largest for CF.RESERVE. A filter for
+   * more is kept and snapshotted, but not dumped.
+   */
+  public static final long MAX_DUMP_CAPACITY = 1L << 30;
+
   /** The most bits one sub-table may hold: the longs a Java array can index. */
   static final long MAX_TABLE_BITS = (Integer.MAX_VALUE - 8) * 64L;
 
@@ -839,6 +845,41 @@ public final class CuckooFilter implements MembershipFilter, ScalableCuckoo {
       pass *= 1 - expectedRate(table.occupied, table.buckets, fingerprintBits);
     }
     return stored == 0 ? 0 : 1 - pass;
+  }
+
+  // ---- CF.SCANDUMP and CF.LOADCHUNK, in CuckooDump's bytes
+
+  @Override
+  public byte[] dumpHeader() {
+    return CuckooDump.header(this);
+  }
+
+  @Override
+  public DumpChunk dumpChunk(long iterator) throws BadDumpException {
+    try {
+      return CuckooDump.chunk(this, iterator, CuckooDump.MAX_CHUNK_WORDS);
+    } catch (IOException e) {
+      throw new BadDumpException(CuckooDump.INVALID_POSITION, e.getMessage());
+    }
+  }
+
+  @Override
+  public void loadChunk(long iterator, byte[] data) throws BadDumpException {
+    try {
+      CuckooDump.load(this, iterator, data, CuckooDump.MAX_CHUNK_WORDS);
+    } catch (IOException e) {
+      throw new BadDumpException(CuckooDump.CANNOT_LOAD, e.getMessage());
+    }
+  }
+
+  /**
+   * The empty filter a header of {@link #dumpHeader} declares: a recipe the caller trusts, so it
+   * asks no memory first (see {@link ScalableCuckoo#fromHeader} for a client's header).
+   *
+   * @throws IOException naming the first field that is wrong
+   */
+  public static CuckooFilter fromHeader(byte[] header) throws IOException {
+    return CuckooDump.build(CuckooDump.parseHeader(header));
   }
 
   @Override

@@ -458,7 +458,8 @@ public final class RedisBloomCuckoo implements ScalableCuckoo {
   // ---- CF.SCANDUMP and CF.LOADCHUNK, in RedisBloom's bytes
 
   /** The header chunk CF.SCANDUMP replies at position 0: packed, little-endian. */
-  public byte[] header() {
+  @Override
+  public byte[] dumpHeader() {
     return ByteBuffer.allocate(HEADER_BYTES)
         .order(ByteOrder.LITTLE_ENDIAN)
         .putLong(numItems)
@@ -472,33 +473,29 @@ public final class RedisBloomCuckoo implements ScalableCuckoo {
   }
 
   /**
-   * A data chunk: the position to ask for next and the bytes; null at the end (RedisBloom's nil).
-   */
-  public record Chunk(long next, byte[] bytes) {}
-
-  /**
    * CF.SCANDUMP at a position of 1 or more (1 + a byte offset into the sub-filters one after
-   * another): a sub-filter of at most 16 MiB whole, a larger one in 16 MiB chunks; null past the
-   * end, or for a filter without items (RedisBloom dumps none).
+   * another): a sub-filter of at most 16 MiB whole, a larger one in 16 MiB chunks; {@link
+   * DumpChunk#END} past the end, or for a filter without items (RedisBloom dumps none).
    */
-  public Chunk chunkAt(long position) {
+  @Override
+  public DumpChunk dumpChunk(long position) {
     if (numItems == 0 || position < 1) {
-      return null;
+      return DumpChunk.END;
     }
     long offset = position - 1;
     for (byte[] data : filters) {
       if (offset < data.length) {
         if (data.length <= MAX_CHUNK_BYTES) {
-          return new Chunk(position + data.length, data.clone());
+          return new DumpChunk(position + data.length, data.clone());
         }
         int len = (int) Math.min(MAX_CHUNK_BYTES, data.length - offset);
         byte[] out = new byte[len];
         System.arraycopy(data, (int) offset, out, 0, len);
-        return new Chunk(position + len, out);
+        return new DumpChunk(position + len, out);
       }
       offset -= data.length;
     }
-    return null;
+    return DumpChunk.END;
   }
 
   /**
@@ -558,6 +555,7 @@ public final class RedisBloomCuckoo implements ScalableCuckoo {
   }
 
   /** Loads one data chunk: {@code position} is the one CF.SCANDUMP replied with it (the next). */
+  @Override
   public void loadChunk(long position, byte[] data) throws BadDumpException {
     if (data.length == 0 || position <= 0 || position - 1 < data.length) {
       throw new BadDumpException(
@@ -585,7 +583,7 @@ public final class RedisBloomCuckoo implements ScalableCuckoo {
     FormatOutput f =
         FormatOutput.begin(
             out, FormatFamily.REDISBLOOM_CUCKOO, FORMAT_VERSION, MurmurHash64A.FUNCTION_ID);
-    f.writeBytes(header());
+    f.writeBytes(dumpHeader());
     for (byte[] data : filters) {
       f.writeBytes(data);
     }

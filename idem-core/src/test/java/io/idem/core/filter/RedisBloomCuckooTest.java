@@ -33,10 +33,10 @@ class RedisBloomCuckooTest {
 
   static List<Chunk> dump(RedisBloomCuckoo cf) {
     List<Chunk> out = new ArrayList<>();
-    out.add(new Chunk(1, cf.header()));
+    out.add(new Chunk(1, cf.dumpHeader()));
     for (long pos = 1; ; ) {
-      RedisBloomCuckoo.Chunk c = cf.chunkAt(pos);
-      if (c == null) {
+      DumpChunk c = cf.dumpChunk(pos);
+      if (c.isEnd()) {
         return out;
       }
       out.add(new Chunk(c.next(), c.bytes()));
@@ -121,7 +121,7 @@ class RedisBloomCuckooTest {
     assertThat(cf.bucketCount()).isEqualTo(256);
     assertThat(cf.sizeInBytes()).isEqualTo(1080); // RedisBloom's CF.INFO Size for it
     assertThat(RedisBloomCuckoo.create(100, 2, 20, 3).expansion()).isEqualTo(4);
-    assertThat(cf.chunkAt(1)).as("no items: RedisBloom dumps nothing").isNull();
+    assertThat(cf.dumpChunk(1).isEnd()).as("no items: RedisBloom dumps nothing").isTrue();
   }
 
   @Test

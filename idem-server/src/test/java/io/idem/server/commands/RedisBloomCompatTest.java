@@ -45,7 +45,7 @@ class RedisBloomCompatTest {
 
   @Test
   void cfDebug_isRedisBloomsLine() {
-    byte[] header = RedisBloomCuckoo.create(1000, 2, 20, 1).header();
+    byte[] header = RedisBloomCuckoo.create(1000, 2, 20, 1).dumpHeader();
     h.call(Harness.bytes("CF.LOADCHUNK"), Harness.bytes("c"), Harness.bytes("1"), header);
     h.call("CF.ADD", "c", "x");
     assertThat(h.show("CF.DEBUG", "c"))

@@ -226,10 +226,10 @@ class RedisBloomMigrationTest {
 
   static List<Chunk> dumpOf(RedisBloomCuckoo cf) {
     List<Chunk> out = new ArrayList<>();
-    out.add(new Chunk(1, cf.header()));
+    out.add(new Chunk(1, cf.dumpHeader()));
     for (long pos = 1; ; ) {
-      RedisBloomCuckoo.Chunk chunk = cf.chunkAt(pos);
-      if (chunk == null) {
+      DumpChunk chunk = cf.dumpChunk(pos);
+      if (chunk.isEnd()) {
         return out;
       }
       out.add(new Chunk(chunk.next(), chunk.bytes()));

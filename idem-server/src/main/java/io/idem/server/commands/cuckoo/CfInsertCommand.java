@@ -38,7 +38,7 @@ public final class CfInsertCommand implements Handler {
         if (capacity < 2L * Cuckoos.DEFAULT_BUCKET_SIZE) {
           throw new CommandException(CuckooErrors.CAPACITY_AT_LEAST);
         }
-        if (capacity > CuckooDump.MAX_CAPACITY) {
+        if (capacity > Cuckoos.MAX_CAPACITY) {
           throw new CommandException(CuckooErrors.CAPACITY_AT_MOST);
         }
         i += 2;

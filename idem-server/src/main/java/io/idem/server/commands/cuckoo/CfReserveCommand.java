@@ -63,7 +63,7 @@ public final class CfReserveCommand implements Handler {
     if (capacity < 2L * bucketSize) {
       throw new CommandException(CuckooErrors.CAPACITY_AT_LEAST);
     }
-    if (capacity > CuckooDump.MAX_CAPACITY) {
+    if (capacity > Cuckoos.MAX_CAPACITY) {
       throw new CommandException(CuckooErrors.CAPACITY_AT_MOST);
     }
     return call.engine()

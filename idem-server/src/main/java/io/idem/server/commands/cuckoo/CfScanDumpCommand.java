@@ -1,17 +1,18 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.CuckooFilter;
-import io.idem.core.filter.RedisBloomCuckoo;
+import io.idem.core.filter.BadDumpException;
+import io.idem.core.filter.DumpChunk;
+import io.idem.core.filter.ScalableCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
-import java.io.IOException;
 
 /**
  * CF.SCANDUMP key iterator — [next iterator, bytes]: the header for iterator 0, then chunks of at
  * most 16 MiB of one sub-table, then [0, nil]. A filter with no items dumps nothing: [0, nil] at
- * once, as RedisBloom. Each call copies one chunk, never the whole filter.
+ * once, as RedisBloom. Each call copies one chunk, never the whole filter. The bytes are the
+ * layout's own: a filter moved in from RedisBloom dumps in RedisBloom's, which RedisBloom loads.
  */
 public final class CfScanDumpCommand implements Handler {
 
@@ -27,11 +28,7 @@ public final class CfScanDumpCommand implements Handler {
         .read(
             call.arg(1),
             e -> {
-              RedisBloomCuckoo moved = RedisCuckoos.of(e);
-              if (moved != null) {
-                return RedisCuckoos.scandump(moved, iter);
-              }
-              CuckooFilter f = Cuckoos.own(e);
+              ScalableCuckoo f = Cuckoos.filter(e);
               if (f == null) {
                 throw new CommandException(CuckooErrors.NOT_FOUND);
               }
@@ -39,16 +36,15 @@ public final class CfScanDumpCommand implements Handler {
                 return END;
               }
               if (iter == 0) {
-                return Reply.array(Reply.ONE, Reply.bulk(CuckooDump.header(f)));
+                return Reply.array(Reply.ONE, Reply.bulk(f.dumpHeader()));
               }
-              CuckooDump.Chunk c;
+              DumpChunk c;
               try {
-                c = CuckooDump.chunk(f, iter, CuckooDump.MAX_CHUNK_WORDS);
-              } catch (IOException ex) {
-                throw new CommandException(
-                    CuckooErrors.because(CuckooErrors.INVALID_POSITION, ex.getMessage()));
+                c = f.dumpChunk(iter);
+              } catch (BadDumpException ex) {
+                throw new CommandException(CuckooErrors.refusedDump(ex));
               }
-              return c == null ? END : Reply.array(Reply.integer(c.next()), Reply.bulk(c.bytes()));
+              return c.isEnd() ? END : Reply.array(Reply.integer(c.next()), Reply.bulk(c.bytes()));
             });
   }
 }

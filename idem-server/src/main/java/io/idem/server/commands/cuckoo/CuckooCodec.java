@@ -1,5 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.FilterFullException;
 import io.idem.core.format.FormatFamily;
@@ -12,9 +13,9 @@ import java.util.Arrays;
 
 /**
  * How the engine keeps CF.* values durable. The recipe of a new filter is its CF.SCANDUMP header
- * ({@link CuckooDump}): it names the exact shape, so a restart rebuilds the same empty filter even
- * if sizing changes between versions, and a filter created by CF.LOADCHUNK logs the header it was
- * given. Operations, each logged right after it changed the filter:
+ * ({@link CuckooFilter#dumpHeader}): it names the exact shape, so a restart rebuilds the same empty
+ * filter even if sizing changes between versions, and a filter created by CF.LOADCHUNK logs the
+ * header it was given. Operations, each logged right after it changed the filter:
  *
  * <pre>
  * op  name        payload (big-endian)
@@ -62,7 +63,7 @@ public final class CuckooCodec implements ValueCodec<CuckooFilter> {
 
   @Override
   public CuckooFilter create(byte[] recipe) throws IOException {
-    return CuckooDump.build(CuckooDump.parseHeader(recipe));
+    return CuckooFilter.fromHeader(recipe);
   }
 
   @Override
@@ -104,9 +105,12 @@ public final class CuckooCodec implements ValueCodec<CuckooFilter> {
           throw new IOException(
               "LOAD_CHUNK payload of " + payload.length + " bytes has no iterator");
         }
-        long iter = ByteBuffer.wrap(payload).getLong();
-        CuckooDump.load(
-            f, iter, Arrays.copyOfRange(payload, 8, payload.length), CuckooDump.MAX_CHUNK_WORDS);
+        try {
+          f.loadChunk(
+              ByteBuffer.wrap(payload).getLong(), Arrays.copyOfRange(payload, 8, payload.length));
+        } catch (BadDumpException e) {
+          throw new IOException(e.getMessage(), e);
+        }
       }
       default -> throw new IOException("unknown cuckoo operation " + op);
     }

@@ -1,5 +1,7 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.BadDumpException;
+
 /**
  * RedisBloom's CF.* error texts, verbatim: most have no ERR code, and clients match on them. Where
  * Idem says why a dump chunk or header was refused, the reason follows RedisBloom's text after a
@@ -37,7 +39,6 @@ final class CuckooErrors {
   static final String INVALID_INFO = "Invalid information value";
 
   static final String INVALID_POSITION = "Invalid position";
-  static final String INVALID_HEADER = "Invalid header";
   static final String CANNOT_CREATE = "Couldn't create filter!";
   static final String CANNOT_LOAD = "Couldn't load chunk!";
 
@@ -46,5 +47,17 @@ final class CuckooErrors {
   /** RedisBloom's text, then Idem's reason. */
   static String because(String text, String reason) {
     return text + ": " + reason;
+  }
+
+  /**
+   * The reply to a dump refused by a filter of either layout: RedisBloom's text, then Idem's reason
+   * for the three that carry one (a position, a chunk, a header's filter). The others, such as
+   * "Invalid header" for a header of neither layout's length, come alone.
+   */
+  static String refusedDump(BadDumpException e) {
+    String text = e.reply();
+    return text.equals(INVALID_POSITION) || text.equals(CANNOT_LOAD) || text.equals(CANNOT_CREATE)
+        ? because(text, e.getMessage())
+        : text;
   }
 }

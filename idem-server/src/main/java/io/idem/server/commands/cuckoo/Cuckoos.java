@@ -1,5 +1,6 @@
 package io.idem.server.commands.cuckoo;
 
+import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.core.filter.ScalableCuckoo;
@@ -23,6 +24,9 @@ final class Cuckoos {
   static final int DEFAULT_BUCKET_SIZE = CuckooFilter.DEFAULT_BUCKET_SIZE;
   static final int DEFAULT_MAX_ITERATIONS = CuckooFilter.DEFAULT_MAX_ITERATIONS;
   static final int DEFAULT_EXPANSION = CuckooFilter.DEFAULT_EXPANSION;
+
+  /** The largest capacity CF.RESERVE and CF.INSERT accept: RedisBloom's, which a dump carries. */
+  static final long MAX_CAPACITY = CuckooFilter.MAX_DUMP_CAPACITY;
 
   /** RedisBloom's fingerprints: one byte. */
   static final int FINGERPRINT_BITS = CuckooFilter.DEFAULT_FINGERPRINT_BITS;
@@ -78,7 +82,28 @@ final class Cuckoos {
       // Its one large array failed: nothing else was touched.
       throw new CommandException(CuckooErrors.NO_MEMORY_TO_CREATE);
     }
-    return tx.create(CuckooCodec.INSTANCE, f, CuckooDump.header(f));
+    return tx.create(CuckooCodec.INSTANCE, f, f.dumpHeader());
+  }
+
+  /**
+   * Creates at the free key the empty filter a CF.SCANDUMP header declares, in the layout the
+   * header is from ({@link ScalableCuckoo#fromHeader}), and logs the header as its recipe.
+   *
+   * @throws CommandException if the header is refused or its memory cannot be had; the key stays
+   *     free
+   */
+  static void createFromHeader(KeyTx tx, Engine engine, byte[] header) {
+    ScalableCuckoo f;
+    try {
+      f = ScalableCuckoo.fromHeader(header, bytes -> memoryFits(engine, bytes));
+    } catch (BadDumpException e) {
+      throw new CommandException(CuckooErrors.refusedDump(e));
+    }
+    // The layout picks the codec, which replays the same header on restart.
+    switch (f) {
+      case RedisBloomCuckoo r -> tx.create(RedisCuckooCodec.INSTANCE, r, header);
+      case CuckooFilter c -> tx.create(CuckooCodec.INSTANCE, c, header);
+    }
   }
 
   /** Whether the server may spend {@code bytes} more (see {@link Engine#memoryFits}). */

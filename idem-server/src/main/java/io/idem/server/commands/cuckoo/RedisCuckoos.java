@@ -1,11 +1,9 @@
 package io.idem.server.commands.cuckoo;
 
-import io.idem.core.filter.BadDumpException;
 import io.idem.core.filter.RedisBloomCuckoo;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
-import io.idem.server.engine.KeyTx;
 import io.idem.server.reply.Reply;
 import java.util.List;
 import java.util.Locale;
@@ -14,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The CF.* commands on a cuckoo filter moved in from RedisBloom ({@link RedisBloomCuckoo}): the
  * same replies and errors as on Idem's own filters, with RedisBloom's hashing, growth and dump. The
- * item-level commands reach both layouts through {@link io.idem.core.filter.ScalableCuckoo}; what
- * is left here is each layout's own: CF.INFO's fields and the dump.
+ * other commands reach both layouts through {@link io.idem.core.filter.ScalableCuckoo}; what is
+ * left here is this layout's own CF.INFO fields.
  */
 final class RedisCuckoos {
 
@@ -48,44 +46,5 @@ final class RedisCuckoos {
           : Reply.array(Reply.integer(slots));
     }
     throw new CommandException(CuckooErrors.INVALID_INFO);
-  }
-
-  private static final Reply END = Reply.array(Reply.ZERO, Reply.NULL);
-
-  /** CF.SCANDUMP in RedisBloom's format, which RedisBloom's CF.LOADCHUNK takes back. */
-  static Reply scandump(RedisBloomCuckoo cf, long position) {
-    if (cf.itemCount() == 0) {
-      return END;
-    }
-    if (position == 0) {
-      return Reply.array(Reply.ONE, Reply.bulk(cf.header()));
-    }
-    RedisBloomCuckoo.Chunk c = cf.chunkAt(position);
-    return c == null ? END : Reply.array(Reply.integer(c.next()), Reply.bulk(c.bytes()));
-  }
-
-  /** CF.LOADCHUNK of a data chunk into a filter moved in from RedisBloom. */
-  static Reply loadChunk(KeyTx tx, RedisBloomCuckoo cf, long position, byte[] data) {
-    try {
-      cf.loadChunk(position, data);
-    } catch (BadDumpException e) {
-      throw new CommandException(CuckooErrors.because(e.reply(), e.getMessage()));
-    }
-    tx.log(CuckooCodec.OP_LOAD_CHUNK, CuckooCodec.loadChunkPayload(position, data));
-    return Reply.OK;
-  }
-
-  /** CF.LOADCHUNK of a header that is RedisBloom's: the free key gets a filter in its layout. */
-  static Reply create(Call call, KeyTx tx, byte[] data) {
-    RedisBloomCuckoo cf;
-    try {
-      cf = RedisBloomCuckoo.fromHeader(data, call.engine()::memoryFits);
-    } catch (BadDumpException e) {
-      throw new CommandException(CuckooErrors.because(CuckooErrors.CANNOT_CREATE, e.getMessage()));
-    } catch (OutOfMemoryError e) {
-      throw new CommandException(CuckooErrors.NO_MEMORY_TO_CREATE);
-    }
-    tx.create(RedisCuckooCodec.INSTANCE, cf, data);
-    return Reply.OK;
   }
 }

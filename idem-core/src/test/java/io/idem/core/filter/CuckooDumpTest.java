@@ -1,9 +1,8 @@
-package io.idem.server.commands.cuckoo;
+package io.idem.core.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.core.filter.CuckooFilter;
 import io.idem.core.hash.Hash128;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -55,8 +54,8 @@ class CuckooDumpTest {
     List<Long> iters = new ArrayList<>();
     List<byte[]> chunks = new ArrayList<>();
     long iter = 1;
-    CuckooDump.Chunk c;
-    while ((c = CuckooDump.chunk(src, iter, 3)) != null) {
+    DumpChunk c;
+    while (!(c = CuckooDump.chunk(src, iter, 3)).isEnd()) {
       assertThat(c.bytes().length).isLessThanOrEqualTo(3 * 8 + 4);
       iters.add(c.next());
       chunks.add(c.bytes());

@@ -1,18 +1,18 @@
-package io.idem.server.commands.cuckoo;
+package io.idem.core.filter;
 
-import io.idem.core.filter.CuckooFilter;
 import io.idem.core.hash.Hash128;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Idem's layout of the CF.SCANDUMP chunks that CF.LOADCHUNK takes back. Clients only hand the
  * (iterator, bytes) pairs back unchanged, so the layout is Idem's own; RedisBloom's iterator
  * convention is kept: 0 asks for the header, which comes back under iterator 1, and each chunk
  * comes back under 1 + the byte offset just past it. The header is also the recipe a new filter
- * logs (see {@link CuckooCodec}).
+ * logs in the server. {@link CuckooFilter} dumps and loads through it; a refusal's reply texts are
+ * RedisBloom's ({@link #INVALID_POSITION}, {@link #CANNOT_LOAD}, {@link #CANNOT_CREATE}), followed
+ * in the reply by what was wrong.
  */
 final class CuckooDump {
   /*
@@ -57,8 +57,20 @@ final class CuckooDump {
   /** Words that keep a chunk, checksum included, within RedisBloom's 16 MiB. */
   static final int MAX_CHUNK_WORDS = (16 << 20) / 8 - 1;
 
-  /** The largest capacity CF.RESERVE and CF.INSERT accept: RedisBloom's. */
-  static final long MAX_CAPACITY = 1L << 30;
+  /** The largest capacity a header carries. */
+  static final long MAX_CAPACITY = CuckooFilter.MAX_DUMP_CAPACITY;
+
+  /** RedisBloom's reply to a position SCANDUMP did not give (Idem's layout checks it). */
+  static final String INVALID_POSITION = "Invalid position";
+
+  /** RedisBloom's reply to a chunk it cannot take. */
+  static final String CANNOT_LOAD = "Couldn't load chunk!";
+
+  /** RedisBloom's reply to a header it cannot take, or whose filter it cannot make. */
+  static final String CANNOT_CREATE = "Couldn't create filter!";
+
+  /** RedisBloom's reply to a header of the wrong length. */
+  static final String INVALID_HEADER = "Invalid header";
 
   private CuckooDump() {}
 
@@ -145,16 +157,13 @@ final class CuckooDump {
     return CuckooFilter.ofShape(h.shape(), h.deletes());
   }
 
-  /** A SCANDUMP reply: the iterator to ask with next and the bytes. */
-  record Chunk(long next, byte[] bytes) {}
-
   /**
    * The chunk at {@code iter} (at least 1), copying at most {@code maxWords} words of one
-   * sub-table; null past the last one.
+   * sub-table; {@link DumpChunk#END} past the last one.
    *
    * @throws IOException if {@code iter} is not where a chunk starts
    */
-  static @Nullable Chunk chunk(CuckooFilter f, long iter, int maxWords) throws IOException {
+  static DumpChunk chunk(CuckooFilter f, long iter, int maxWords) throws IOException {
     if (iter < 1) {
       throw bad("iterator %s is not one CF.SCANDUMP returned", iter);
     }
@@ -172,11 +181,11 @@ final class CuckooDump {
         byte[] out = new byte[words * 8 + 4];
         f.copyWords(t, from, words, out, 0);
         ByteBuffer.wrap(out).putInt(words * 8, chunkCrc(offset, out, words * 8));
-        return new Chunk(iter + words * 8L, out);
+        return new DumpChunk(iter + words * 8L, out);
       }
       start += size;
     }
-    return null;
+    return DumpChunk.END;
   }
 
   /**

@@ -161,7 +161,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       switch (op) {
         case OP_ADD -> {
           long now = b.getLong();
-          byte[] id = bytes(b, payload.length);
+          byte[] id = jobId(bytes(b, payload.length));
           byte[] body = bytes(b, payload.length);
           q.add(now, id, body, b.getInt(), b.getLong(), b.getInt(), backoff(b), b.getLong());
         }
@@ -209,6 +209,15 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     int attempt = b.getInt();
     Job j = id == null ? null : q.job(id);
     return j != null && j.state() == State.LEASED && j.attempts == attempt ? j.token : -1;
+  }
+
+  /** An id read from a record or a snapshot, held to what QUEUE.ADD accepts (or absent). */
+  private static byte[] jobId(byte[] id) throws IOException {
+    if (id != null && (id.length == 0 || id.length > QueueHandlers.MAX_ID_BYTES)) {
+      throw new IOException(
+          "a job id of " + id.length + " bytes (1 to " + QueueHandlers.MAX_ID_BYTES + ")");
+    }
+    return id;
   }
 
   private static byte[] bytes(ByteBuffer b, int limit) throws IOException {
@@ -304,7 +313,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     int n = count(in, budget, tokens ? 68 : 60);
     for (int i = 0; i < n; i++) {
       long seq = in.readLong();
-      byte[] id = readBytes(in, budget);
+      byte[] id = jobId(readBytes(in, budget));
       byte[] payload = readBytes(in, budget);
       int priority = in.readInt();
       long due = in.readLong();

@@ -1,5 +1,6 @@
 package io.idem.server.engine;
 
+import io.idem.core.store.RowChange;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.idem.server.engine;
 
+import io.idem.core.store.RowChange;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,5 +1,6 @@
 package io.idem.server.engine;
 
+import io.idem.core.store.RowChange;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.jspecify.annotations.Nullable;

@@ -8,11 +8,11 @@ import static io.idem.server.store.Layout.nameValue;
 import static io.idem.server.store.Layout.objectValue;
 import static io.idem.server.store.Layout.seqKey;
 
+import io.idem.core.store.RowChange;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.Journal;
 import io.idem.server.engine.Key;
-import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
 import java.io.IOException;
 import java.nio.ByteBuffer;

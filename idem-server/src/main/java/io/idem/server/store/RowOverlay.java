@@ -2,7 +2,7 @@ package io.idem.server.store;
 
 import static io.idem.server.store.Layout.idKey;
 
-import io.idem.server.engine.RowChange;
+import io.idem.core.store.RowChange;
 import io.idem.server.engine.Rows;
 import java.io.IOException;
 import java.io.UncheckedIOException;

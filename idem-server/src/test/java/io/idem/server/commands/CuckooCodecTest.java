@@ -78,7 +78,7 @@ class CuckooCodecTest {
 
     @Override
     public void mutated(
-        Entry entry, byte op, byte[] payload, List<io.idem.server.engine.RowChange> rows) {
+        Entry entry, byte op, byte[] payload, List<io.idem.core.store.RowChange> rows) {
       if (!rows.isEmpty()) {
         throw new UnsupportedOperationException("no rows here");
       }
@@ -87,7 +87,7 @@ class CuckooCodecTest {
     }
 
     @Override
-    public void rowsChanged(Entry entry, List<io.idem.server.engine.RowChange> rows) {
+    public void rowsChanged(Entry entry, List<io.idem.core.store.RowChange> rows) {
       throw new UnsupportedOperationException("no rows here");
     }
 
@@ -111,7 +111,7 @@ class CuckooCodecTest {
         }
 
         @Override
-        public void writeNow(long valueId, List<io.idem.server.engine.RowChange> changes) {
+        public void writeNow(long valueId, List<io.idem.core.store.RowChange> changes) {
           throw new UnsupportedOperationException("no rows here");
         }
 

@@ -2,8 +2,8 @@ package io.idem.server.commands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.store.RowChange;
 import io.idem.server.commands.dedup.BackgroundSteps;
-import io.idem.server.engine.RowChange;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

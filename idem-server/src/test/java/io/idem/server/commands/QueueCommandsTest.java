@@ -336,13 +336,13 @@ class QueueCommandsTest {
         io.idem.server.engine.Entry e,
         byte op,
         byte[] payload,
-        List<io.idem.server.engine.RowChange> rows) {
+        List<io.idem.core.store.RowChange> rows) {
       d.mutated(e, op, payload, rows);
     }
 
     @Override
     public void rowsChanged(
-        io.idem.server.engine.Entry e, List<io.idem.server.engine.RowChange> rows) {
+        io.idem.server.engine.Entry e, List<io.idem.core.store.RowChange> rows) {
       d.rowsChanged(e, rows);
     }
 

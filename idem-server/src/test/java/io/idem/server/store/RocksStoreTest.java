@@ -3,9 +3,9 @@ package io.idem.server.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.core.store.RowChange;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
-import io.idem.server.engine.RowChange;
 import io.idem.server.engine.ValueCodec;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -287,22 +287,18 @@ class RocksStoreTest {
                   tx.log(
                       (byte) 1,
                       payload(1),
-                      List.of(new io.idem.server.engine.RowChange.Put(b("r1"), b("v1"))));
+                      List.of(new io.idem.core.store.RowChange.Put(b("r1"), b("v1"))));
                   return tx.entry().id();
                 });
     assertThat(o.engine().rows().get(id, b("r1"))).isEqualTo(b("v1")); // before the commit too
-    o.engine()
-        .rows()
-        .writeNow(id, List.of(new io.idem.server.engine.RowChange.Put(b("r2"), b("v2"))));
+    o.engine().rows().writeNow(id, List.of(new io.idem.core.store.RowChange.Put(b("r2"), b("v2"))));
     o.engine()
         .write(
             b("k"),
             tx -> {
               tx.entry().valueAs(LongSetCodec.INSTANCE).items.add(2L);
               tx.log(
-                  (byte) 1,
-                  payload(2),
-                  List.of(new io.idem.server.engine.RowChange.Delete(b("r1"))));
+                  (byte) 1, payload(2), List.of(new io.idem.core.store.RowChange.Delete(b("r1"))));
               return null;
             });
     assertThat(o.engine().rows().get(id, b("r1"))).isNull();

@@ -8,7 +8,7 @@ import static io.idem.server.store.RocksStoreTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.engine.RowChange;
+import io.idem.core.store.RowChange;
 import io.idem.server.store.FaultyStore.Action;
 import io.idem.server.store.RocksStoreTest.LongSet;
 import io.idem.server.store.RocksStoreTest.LongSetCodec;

@@ -1,5 +1,6 @@
 package io.idem.server.commands.window;
 
+import io.idem.core.store.RowChange;
 import io.idem.core.window.Resolution;
 import io.idem.core.window.WindowedTable;
 import io.idem.server.dispatch.Call;
@@ -9,7 +10,6 @@ import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.KeyTx;
-import io.idem.server.engine.RowChange;
 import io.idem.server.engine.Rows;
 import io.idem.server.engine.ValueCodec;
 import io.idem.server.reply.Reply;

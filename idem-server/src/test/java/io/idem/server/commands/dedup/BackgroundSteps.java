@@ -1,8 +1,8 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.store.RowChange;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
-import io.idem.server.engine.RowChange;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 

@@ -200,14 +200,14 @@ class DedupCodecTest {
     Params p = new Params(Mode.EXACT, 8 * 3_600_000L, 8, 1000, 0.01, 0);
     DedupTable t = new DedupTable(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
     long[] id = new long[1];
-    List<io.idem.server.engine.RowChange> puts =
+    List<io.idem.core.store.RowChange> puts =
         engine.write(
             b("t"),
             tx -> {
               tx.create(DedupCodec.INSTANCE, t, DedupCodec.recipe(p, t.base()));
               id[0] = tx.entry().id();
               claim(t, tx, "x", "o1");
-              List<io.idem.server.engine.RowChange> handed = t.startFlush(NOW, true);
+              List<io.idem.core.store.RowChange> handed = t.startFlush(NOW, true);
               t.release(tx, engine.rows(), id[0], b("x"), b("o1"), NOW); // deletes x's row
               return handed;
             });
@@ -217,7 +217,7 @@ class DedupCodecTest {
     DedupTable back = read(crashed);
     assertThat(back.contains(engine.rows(), id[0], b("x"), NOW)).isFalse();
     // The restarted table's first write deletes the row its released claim may have left.
-    List<io.idem.server.engine.RowChange> again = back.startFlush(NOW, true);
+    List<io.idem.core.store.RowChange> again = back.startFlush(NOW, true);
     engine.rows().writeNow(id[0], again);
     engine.rows().writeNow(id[0], back.finishFlush());
     byte[] row =

@@ -1,4 +1,4 @@
-package io.idem.server.engine;
+package io.idem.core.store;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.DedupLimits;
 import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
@@ -10,18 +11,16 @@ import org.jspecify.annotations.Nullable;
 /** Argument parsing, limits and error texts of the DEDUP.* commands. */
 final class DedupArgs {
 
-  static final long MIN_WINDOW_MILLIS = 1000;
-  static final long MAX_WINDOW_MILLIS = 3650L * 86_400_000;
-  static final int MAX_SLICES = 1024;
-  static final int DEFAULT_SLICES = 8;
-  static final long DEFAULT_CAPACITY = 1_000_000;
-  static final long MAX_CAPACITY = 1L << 40;
-
-  /** Three longs a slot in one Java array. */
-  static final long MAX_SLOTS = (Integer.MAX_VALUE - 8) / 3;
-
-  static final int MAX_ID_BYTES = 1024;
-  static final int MAX_OWNER_BYTES = 255;
+  // The structure's limits live with it in core; the commands name them here.
+  static final long MIN_WINDOW_MILLIS = DedupLimits.MIN_WINDOW_MILLIS;
+  static final long MAX_WINDOW_MILLIS = DedupLimits.MAX_WINDOW_MILLIS;
+  static final int MAX_SLICES = DedupLimits.MAX_SLICES;
+  static final int DEFAULT_SLICES = DedupLimits.DEFAULT_SLICES;
+  static final long DEFAULT_CAPACITY = DedupLimits.DEFAULT_CAPACITY;
+  static final long MAX_CAPACITY = DedupLimits.MAX_CAPACITY;
+  static final long MAX_SLOTS = DedupLimits.MAX_SLOTS;
+  static final int MAX_ID_BYTES = DedupLimits.MAX_ID_BYTES;
+  static final int MAX_OWNER_BYTES = DedupLimits.MAX_OWNER_BYTES;
 
   static final String NOT_FOUND = "ERR not found";
   static final String EXISTS = "ERR item exists";

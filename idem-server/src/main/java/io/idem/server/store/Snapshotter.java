@@ -249,13 +249,13 @@ final class Snapshotter {
           try {
             if (stream) {
               try (StreamedOutput out = new StreamedOutput(en.id(), seq)) {
-                write(en, out);
+                write(en, out, size);
                 out.finish();
                 built = new Image(seq, en.codec().typeId(), List.of(), true, 0, out.bytes);
               }
             } else {
               ChunkedOutput out = new ChunkedOutput();
-              write(en, out);
+              write(en, out, size);
               List<byte[]> chunks = out.finish();
               long bytes = 0;
               for (byte[] c : chunks) {
@@ -331,9 +331,11 @@ final class Snapshotter {
   }
 
   @SuppressWarnings("unchecked")
-  private static void write(Entry e, OutputStream out) throws IOException {
-    // Codecs write field by field: the buffer turns those into few copies into chunks.
-    BufferedOutputStream buffered = new BufferedOutputStream(out, WRITE_BUFFER_BYTES);
+  private static void write(Entry e, OutputStream out, long size) throws IOException {
+    // Codecs write field by field: the buffer turns those into few copies into chunks. Sized by
+    // the value, so a round over many small values does not make a large buffer for each.
+    int buffer = (int) Math.clamp(size, 512, WRITE_BUFFER_BYTES);
+    BufferedOutputStream buffered = new BufferedOutputStream(out, buffer);
     ((ValueCodec<Object>) e.codec()).write(e.value(), buffered);
     buffered.flush();
   }

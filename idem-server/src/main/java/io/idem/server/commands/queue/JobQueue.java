@@ -194,9 +194,13 @@ public final class JobQueue {
     int idHash() {
       int h = 1;
       if (idLength < 0) {
-        String digits = Long.toString(seq);
-        for (int i = 0; i < digits.length(); i++) {
-          h = 31 * h + digits.charAt(i);
+        // The decimal digits, most significant first, made of no string (an ack hashes it).
+        long pow = 1;
+        while (seq / pow >= 10) {
+          pow *= 10;
+        }
+        for (; pow > 0; pow /= 10) {
+          h = 31 * h + ('0' + (int) (seq / pow % 10));
         }
       } else {
         for (int i = 0; i < idLength; i++) {

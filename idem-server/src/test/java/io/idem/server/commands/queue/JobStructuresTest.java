@@ -95,7 +95,10 @@ class JobStructuresTest {
     assertThat(numbered.idEquals("1234".getBytes(StandardCharsets.US_ASCII))).isTrue();
     assertThat(numbered.idEquals("01234".getBytes(StandardCharsets.US_ASCII))).isFalse();
     assertThat(numbered.idEquals("123".getBytes(StandardCharsets.US_ASCII))).isFalse();
-    assertThat(numbered.idHash()).isEqualTo(Job.hash("1234".getBytes(StandardCharsets.US_ASCII)));
+    for (long seq : new long[] {1, 9, 10, 99, 100, 1234, 1_000_000_007L, Long.MAX_VALUE}) {
+      byte[] decimal = Long.toString(seq).getBytes(StandardCharsets.US_ASCII);
+      assertThat(job(seq, false, 0).idHash()).as("seq %d", seq).isEqualTo(Job.hash(decimal));
+    }
     assertThat(named.idHash()).isEqualTo(Job.hash("id-1234".getBytes(StandardCharsets.US_ASCII)));
     assertThat(numbered.payload()).containsExactly(1, 2, 3);
     assertThat(named.payload()).containsExactly(1, 2, 3);

@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.PendingClaims;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.MembershipFilter;
 import io.idem.core.filter.ScalableBloomFilter;

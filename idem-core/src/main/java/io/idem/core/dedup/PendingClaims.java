@@ -1,4 +1,4 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import java.util.Arrays;
 
@@ -11,7 +11,7 @@ import java.util.Arrays;
  * <p>Record layout in the arena: u64 slice | u16 id length | id | u8 owner length | owner | u8
  * released (0 no, 1 yes). Not thread-safe: used under the key's lock.
  */
-final class PendingClaims {
+public final class PendingClaims {
 
   /*
    * The arena is a list of chunks, so it grows without copying what it holds: a doubling array
@@ -51,16 +51,16 @@ final class PendingClaims {
   private int count;
   private int released;
 
-  int count() {
+  public int count() {
     return count;
   }
 
   /** Records not released: what will become rows. */
-  int live() {
+  public int live() {
     return count - released;
   }
 
-  long bytes() {
+  public long bytes() {
     return allocated + index.length * 8L;
   }
 
@@ -82,7 +82,7 @@ final class PendingClaims {
   }
 
   /** Adds a claim the table found absent; returns its offset. */
-  int add(long slice, long h1, byte[] id, byte[] owner) {
+  public int add(long slice, long h1, byte[] id, byte[] owner) {
     if ((count + 1) * 2 > index.length) {
       grow();
     }
@@ -153,7 +153,7 @@ final class PendingClaims {
    * Reads the index slots these ids start at, before they are added one by one: independent loads
    * wait for memory together, and the adds then find their slots in cache.
    */
-  void touch(long[] h1) {
+  public void touch(long[] h1) {
     int mask = index.length - 1;
     if (mask < 0) {
       return;
@@ -185,7 +185,7 @@ final class PendingClaims {
   }
 
   /** The offset of the id's record that is not released, in a slice at or above min, or -1. */
-  int find(long h1, byte[] id, long minSlice) {
+  public int find(long h1, byte[] id, long minSlice) {
     if (count == 0) {
       return -1;
     }
@@ -203,13 +203,13 @@ final class PendingClaims {
   }
 
   /** Whether a record of the id not released is here in exactly this slice. */
-  boolean holds(long h1, byte[] id, long slice) {
+  public boolean holds(long h1, byte[] id, long slice) {
     int off = find(h1, id, slice);
     return off >= 0 && slice(off) == slice;
   }
 
   /** Whether a released record of the id is here, in a slice at or above min. */
-  boolean releasedHere(long h1, byte[] id, long minSlice) {
+  public boolean releasedHere(long h1, byte[] id, long minSlice) {
     if (count == 0) {
       return false;
     }
@@ -234,7 +234,7 @@ final class PendingClaims {
   }
 
   /** Every record's offset, oldest first. */
-  int[] offsets() {
+  public int[] offsets() {
     java.util.stream.IntStream.Builder out = java.util.stream.IntStream.builder();
     for (int k = 0; k <= last; k++) {
       byte[] c = chunks[k];
@@ -245,17 +245,17 @@ final class PendingClaims {
     return out.build().toArray();
   }
 
-  long slice(int off) {
+  public long slice(int off) {
     return getLong(chunk(off), pos(off));
   }
 
   /** The h1 of the record's id, hashed where it lies. */
-  long h1(int off, io.idem.core.hash.Hash128 h) {
+  public long h1(int off, io.idem.core.hash.Hash128 h) {
     byte[] c = chunk(off);
     return h.hash(c, pos(off) + 10, idLength(c, pos(off))).h1();
   }
 
-  int idLength(int off) {
+  public int idLength(int off) {
     return idLength(chunk(off), pos(off));
   }
 
@@ -263,7 +263,7 @@ final class PendingClaims {
     return (c[p + 8] & 0xff) << 8 | c[p + 9] & 0xff;
   }
 
-  byte[] id(int off) {
+  public byte[] id(int off) {
     byte[] c = chunk(off);
     int p = pos(off) + 10;
     return Arrays.copyOfRange(c, p, p + idLength(c, p - 10));
@@ -274,7 +274,7 @@ final class PendingClaims {
     return p + 10 + idLength(c, p);
   }
 
-  byte[] owner(int off) {
+  public byte[] owner(int off) {
     byte[] c = chunk(off);
     int o = ownerAt(c, pos(off));
     return Arrays.copyOfRange(c, o + 1, o + 1 + (c[o] & 0xff));
@@ -286,12 +286,12 @@ final class PendingClaims {
     return o + 1 + (c[o] & 0xff);
   }
 
-  boolean isReleased(int off) {
+  public boolean isReleased(int off) {
     byte[] c = chunk(off);
     return c[releasedAt(c, pos(off))] != 0;
   }
 
-  void release(int off) {
+  public void release(int off) {
     if (!isReleased(off)) {
       byte[] c = chunk(off);
       c[releasedAt(c, pos(off))] = 1;
@@ -303,7 +303,7 @@ final class PendingClaims {
    * Writes the arena as it is (u32 length | records): a snapshot copies it, chunk by chunk, not
    * each record. The records follow each other as if in one array.
    */
-  void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
+  public void writeTo(java.io.DataOutputStream out) throws java.io.IOException {
     long total = 0;
     for (int k = 0; k <= last; k++) {
       total += fill(k);
@@ -328,7 +328,8 @@ final class PendingClaims {
    *
    * @throws java.io.IOException if a record runs past the arena or a length is out of bounds
    */
-  void readFrom(java.io.DataInputStream in, long maxBytes, long floor) throws java.io.IOException {
+  public void readFrom(java.io.DataInputStream in, long maxBytes, long floor)
+      throws java.io.IOException {
     int n = in.readInt();
     if (n < 0 || n > maxBytes) {
       throw new java.io.IOException("pending claims of " + n + " bytes");
@@ -346,7 +347,7 @@ final class PendingClaims {
       long slice = getLong(a, off);
       int idLength = (a[off + 8] & 0xff) << 8 | a[off + 9] & 0xff;
       int o = off + 10 + idLength;
-      if (idLength > DedupArgs.MAX_ID_BYTES || o + 2 > n) {
+      if (idLength > DedupLimits.MAX_ID_BYTES || o + 2 > n) {
         throw new java.io.IOException("pending claim cut short at byte " + off);
       }
       int ownerLength = a[o] & 0xff;
@@ -367,7 +368,7 @@ final class PendingClaims {
   }
 
   /** Calls {@code each} with the offset of every record, in the order added. */
-  void forEach(java.util.function.IntConsumer each) {
+  public void forEach(java.util.function.IntConsumer each) {
     for (int k = 0; k <= last; k++) {
       byte[] c = chunks[k];
       int end = fill(k);

@@ -1,4 +1,4 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,8 +27,8 @@ class PendingClaimsTest {
     List<Claim> out = new ArrayList<>();
     long bytes = 0;
     while (bytes < 3L << 20) {
-      byte[] id = new byte[r.nextInt(8) == 0 ? 1 + r.nextInt(DedupArgs.MAX_ID_BYTES) : 16];
-      byte[] owner = new byte[r.nextInt(DedupArgs.MAX_OWNER_BYTES + 1)];
+      byte[] id = new byte[r.nextInt(8) == 0 ? 1 + r.nextInt(DedupLimits.MAX_ID_BYTES) : 16];
+      byte[] owner = new byte[r.nextInt(DedupLimits.MAX_OWNER_BYTES + 1)];
       r.nextBytes(id);
       r.nextBytes(owner);
       out.add(new Claim(r.nextInt(9), id, owner));

@@ -46,8 +46,8 @@ public final class WindowedCounters extends WindowedTable {
 
   /**
    * With a row cache, the rows last incremented that the next increments read without the store
-   * (see WrittenRows): 32,768 of them, in at most 8 MiB (a row of a few counts takes about 100
-   * bytes there).
+   * (see WrittenRows): enough slots for a loading table's hot names at two resolutions, and a byte
+   * bound so that rows of many counts cannot grow the table's memory without limit.
    */
   static final int WRITTEN_SLOTS = 1 << 15;
 

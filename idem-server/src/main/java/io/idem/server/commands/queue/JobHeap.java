@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One of a queue's orders of jobs, as a binary heap in an array: a reference a job, where an
- * ordered tree took a 40-byte node (docs/benchmarks/percore.md). Each job records its place ({@link
- * Job#heapIndex}), so that removing it (an ack, an extend) costs a sift, not a search; a job is in
- * one heap at most, so one field serves all three.
+ * ordered tree took a node object a job (docs/benchmarks/percore.md has the bytes). Each job
+ * records its place ({@link Job#heapIndex}), so that removing it (an ack, an extend) costs a sift,
+ * not a search; a job is in one heap at most, so one field serves all three.
  */
 final class JobHeap {
 

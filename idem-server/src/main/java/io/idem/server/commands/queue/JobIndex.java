@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A queue's jobs by id: open addressing over an array of the jobs themselves, compared by their
- * ids' bytes, where a hash map took a 32-byte node and a key object a job. Linear probing with
- * deletion by shifting back, so no slot is ever a tombstone.
+ * ids' bytes, where a hash map took a node and a key object a job. Linear probing with deletion by
+ * shifting back, so no slot is ever a tombstone.
  */
 final class JobIndex {
 

@@ -1,9 +1,12 @@
 package io.idem.core.filter;
 
+import static io.idem.core.filter.DumpChecks.bad;
+import static io.idem.core.filter.DumpChecks.chunkCrc;
+import static io.idem.core.filter.DumpChecks.crc;
+
 import io.idem.core.hash.Hash128;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
  * Idem's layout of the CF.SCANDUMP chunks that CF.LOADCHUNK takes back. Clients only hand the
@@ -223,22 +226,5 @@ final class CuckooDump {
       start += size;
     }
     throw bad("iterator %s is past the end of this filter", iter);
-  }
-
-  private static int chunkCrc(long offset, byte[] words, int length) {
-    CRC32C crc = new CRC32C();
-    crc.update(ByteBuffer.allocate(8).putLong(0, offset));
-    crc.update(words, 0, length);
-    return (int) crc.getValue();
-  }
-
-  private static int crc(byte[] b, int off, int len) {
-    CRC32C crc = new CRC32C();
-    crc.update(b, off, len);
-    return (int) crc.getValue();
-  }
-
-  private static IOException bad(String format, Object... args) {
-    return new IOException(String.format(format, args));
   }
 }

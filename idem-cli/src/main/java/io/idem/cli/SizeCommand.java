@@ -1,5 +1,7 @@
 package io.idem.cli;
 
+import io.idem.core.dedup.DedupSizing;
+import io.idem.core.dedup.DedupTable.Params;
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
@@ -9,8 +11,6 @@ import io.idem.core.seen.GuavaBloomFilter;
 import io.idem.core.seen.SeenCache;
 import io.idem.core.seen.SeenCacheCodec;
 import io.idem.core.seen.SigningKeys;
-import io.idem.server.commands.dedup.DedupSizing;
-import io.idem.server.commands.dedup.DedupTable.Params;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;

@@ -2,13 +2,13 @@ package io.idem.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.dedup.DedupSizing;
+import io.idem.core.dedup.DedupTable;
+import io.idem.core.dedup.DedupTable.Params;
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.ScalableBloomFilter;
-import io.idem.server.commands.dedup.DedupSizing;
-import io.idem.server.commands.dedup.DedupTable;
-import io.idem.server.commands.dedup.DedupTable.Params;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
@@ -306,7 +306,7 @@ class SizeCommandTest {
     assertThat(integer(json, "bytes")).isEqualTo(bytes);
     assertThat(integer(json, "bits")).isEqualTo(bytes * 8);
     assertThat(decimal(json, "bitsPerItem")).isEqualTo(bytes * 8.0 / p.capacity());
-    // What a slice's filter is built with (DedupTable.newSlice), live slices times over: the
+    // What a slice's filter is built with (SliceFilters.create), live slices times over: the
     // core's scalable Bloom filter's first layer or, where smaller for FILTER, a cuckoo filter of
     // 4-slot buckets with 500 kicks.
     long bloom =

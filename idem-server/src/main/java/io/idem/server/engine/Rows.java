@@ -45,7 +45,7 @@ public interface Rows {
    * Writes rows from a background thread, without the key's lock and without logging them: only for
    * rows the value can rebuild from its snapshot and log (claims it keeps pending until written).
    * They land after every change handed to the journal before the call; a change handed out during
-   * it may land before them, which the caller undoes after (see DedupTable's finishFlush). Blocks
+   * it may land before them, which the caller undoes after (see ExactTable's finishFlush). Blocks
    * until they are in the write-ahead log.
    */
   void writeNow(long valueId, java.util.List<RowChange> changes);

@@ -364,7 +364,7 @@ class DedupCommandsTest {
     CuckooCodecTest.Logged logged = journal.of(h, "f");
     io.idem.server.commands.dedup.DedupCodec codec =
         io.idem.server.commands.dedup.DedupCodec.INSTANCE;
-    io.idem.server.commands.dedup.DedupTable replayed = codec.create(logged.recipe());
+    io.idem.core.dedup.DedupTable replayed = codec.create(logged.recipe());
     for (CuckooCodecTest.Op op : logged.ops()) {
       codec.apply(replayed, op.op(), op.payload());
     }
@@ -373,7 +373,7 @@ class DedupCommandsTest {
     codec.write(
         h.engine.read(
             "f".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-            e -> (io.idem.server.commands.dedup.DedupTable) e.value()),
+            e -> (io.idem.core.dedup.DedupTable) e.value()),
         live);
     codec.write(replayed, back);
     assertThat(back.toByteArray()).isEqualTo(live.toByteArray());

@@ -2,8 +2,8 @@ package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.core.dedup.RecentTable;
 import io.idem.core.hash.Hash128;
-import io.idem.server.commands.dedup.DedupTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -138,7 +138,7 @@ final class DedupWorkloads {
           return id;
         }
         long h1 = new Hash128().hash(id.getBytes(StandardCharsets.UTF_8)).h1();
-        int slot = DedupTable.recentSlot(h1, SLOTS);
+        int slot = RecentTable.slot(h1, SLOTS);
         if (!usedSlots.get(slot)) {
           usedSlots.set(slot);
           return id;

@@ -1,12 +1,10 @@
 package io.idem.server.commands.dedup;
 
 import io.idem.core.dedup.DedupLimits;
-import io.idem.server.commands.dedup.DedupTable.Params;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Parse;
 import java.nio.charset.StandardCharsets;
-import org.jspecify.annotations.Nullable;
 
 /** Argument parsing, limits and error texts of the DEDUP.* commands. */
 final class DedupArgs {
@@ -24,19 +22,15 @@ final class DedupArgs {
 
   static final String NOT_FOUND = "ERR not found";
   static final String EXISTS = "ERR item exists";
-  static final String BAD_WINDOW =
-      "ERR window must be seconds or a duration such as 90s, 15m, 24h or 7d, from 1s to 3650d";
-  static final String BAD_SLICES =
-      "ERR SLICES must be from 1 to " + MAX_SLICES + ", with slices of at least one second";
-  static final String BAD_CAPACITY = "ERR capacity must be from 1 to 2^40";
-  static final String BAD_ERROR_RATE = "ERR error rate must be a number in (0, 1)";
-  static final String BAD_SLOTS = "ERR slots must be from 1 to " + MAX_SLOTS;
+  static final String BAD_WINDOW = text(DedupLimits.Problem.WINDOW);
+  static final String BAD_SLICES = text(DedupLimits.Problem.SLICES);
+  static final String BAD_CAPACITY = text(DedupLimits.Problem.CAPACITY);
+  static final String BAD_ERROR_RATE = text(DedupLimits.Problem.ERROR_RATE);
+  static final String BAD_SLOTS = text(DedupLimits.Problem.SLOTS);
   static final String BAD_AT = "ERR AT must be a Unix time in milliseconds";
   static final String ID_TOO_LONG = "ERR id longer than " + MAX_ID_BYTES + " bytes";
   static final String OWNER_TOO_LONG = "ERR owner longer than " + MAX_OWNER_BYTES + " bytes";
   static final String NO_MEMORY = "ERR Insufficient memory for the dedup table";
-  static final String SLICE_TOO_LARGE =
-      "ERR a slice's filter would be larger than 16 GiB: use more SLICES or a smaller capacity";
   static final String SLICE_FULL =
       "ERR a slice's filter is full: reserve the table with a larger capacity";
   static final String CORRUPT_ROWS = "ERR the dedup table's rows in the store are corrupt";
@@ -104,25 +98,8 @@ final class DedupArgs {
     return owner;
   }
 
-  /** What is wrong with a table's parameters (read from disk, or parsed), or null. */
-  static @Nullable String check(Params p) {
-    if (p.windowMillis() < MIN_WINDOW_MILLIS || p.windowMillis() > MAX_WINDOW_MILLIS) {
-      return BAD_WINDOW;
-    }
-    if (p.slices() < 1 || p.slices() > MAX_SLICES || p.windowMillis() / p.slices() < 1000) {
-      return BAD_SLICES;
-    }
-    if (p.capacity() < 1 || p.capacity() > MAX_CAPACITY) {
-      return BAD_CAPACITY;
-    }
-    if (!(p.errorRate() > 0 && p.errorRate() < 1)) {
-      return BAD_ERROR_RATE;
-    }
-    if (p.mode() == DedupTable.Mode.RECENT
-        ? p.slots() < 1 || p.slots() > MAX_SLOTS
-        : p.slots() != 0) {
-      return BAD_SLOTS;
-    }
-    return null;
+  /** The error reply for a table's bad parameters. */
+  static String text(DedupLimits.Problem p) {
+    return "ERR " + p.message();
   }
 }

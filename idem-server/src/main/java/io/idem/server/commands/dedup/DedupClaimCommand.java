@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.DedupTable;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
@@ -31,15 +32,15 @@ public final class DedupClaimCommand implements Handler {
             tx -> {
               DedupTable t = Dedups.table(tx.entry());
               List<DedupTable.Claimed> c =
-                  t.claim(
-                      tx,
-                      call.engine().rows(),
-                      tx.entry().id(),
-                      hashed,
-                      new byte[][] {owner},
-                      new long[] {at},
-                      now,
-                      call.engine()::memoryFits);
+                  Dedups.refusing(
+                      () ->
+                          t.claim(
+                              Dedups.store(tx, call.engine().rows()),
+                              hashed,
+                              new byte[][] {owner},
+                              new long[] {at},
+                              now,
+                              call.engine()::memoryFits));
               return Dedups.reply(c.getFirst());
             });
   }

@@ -19,7 +19,11 @@ public final class DedupExistsCommand implements Handler {
             call.arg(1),
             e -> {
               boolean found =
-                  e != null && Dedups.table(e).contains(call.engine().rows(), e.id(), id, now);
+                  e != null
+                      && Dedups.refusing(
+                          () ->
+                              Dedups.table(e)
+                                  .contains(Dedups.reading(call.engine().rows(), e.id()), id, now));
               // As BF.EXISTS: a boolean under RESP3, 1 or 0 under RESP2.
               return call.session().protocol() == 3
                   ? new Reply.Bool(found)

@@ -1,5 +1,7 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.DedupSizing;
+import io.idem.core.dedup.DedupTable;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.reply.Reply;
@@ -19,12 +21,12 @@ public final class DedupInfoCommand implements Handler {
             call.arg(1),
             e -> {
               DedupTable t = Dedups.table(e);
-              DedupTable.Params p = t.params;
+              DedupTable.Params p = t.params();
               List<Reply> r = new ArrayList<>();
               add(r, "Mode", Reply.simple(Dedups.modeName(p.mode())));
               add(r, "Window milliseconds", Reply.integer(p.windowMillis()));
               add(r, "Slices", Reply.integer(p.slices()));
-              add(r, "Slices holding claims", Reply.integer(t.liveSlices().size()));
+              add(r, "Slices holding claims", Reply.integer(t.slices().live().size()));
               add(r, "Items", Reply.integer(t.items()));
               add(r, "Memory bytes", Reply.integer(t.memoryBytes()));
               add(r, "Disk bytes", Reply.integer(call.engine().rows().approximateBytes(e.id())));

@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.DedupTable;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
@@ -59,15 +60,15 @@ public final class DedupMclaimCommand implements Handler {
             tx -> {
               DedupTable t = Dedups.table(tx.entry());
               List<DedupTable.Claimed> claimed =
-                  t.claim(
-                      tx,
-                      call.engine().rows(),
-                      tx.entry().id(),
-                      hashed,
-                      owners,
-                      times,
-                      now,
-                      call.engine()::memoryFits);
+                  Dedups.refusing(
+                      () ->
+                          t.claim(
+                              Dedups.store(tx, call.engine().rows()),
+                              hashed,
+                              owners,
+                              times,
+                              now,
+                              call.engine()::memoryFits));
               List<Reply> out = new ArrayList<>(dupsOnly ? 4 : n);
               for (int k = 0; k < n; k++) {
                 DedupTable.Claimed c = claimed.get(k);

@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.DedupTable;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Handler;
@@ -21,11 +22,13 @@ public final class DedupReleaseCommand implements Handler {
             call.arg(1),
             tx -> {
               DedupTable t = Dedups.table(tx.entry());
-              if (t.params.mode() == DedupTable.Mode.FILTER) {
+              if (!t.releases()) {
                 throw new CommandException(DedupArgs.NO_RELEASE);
               }
-              return Reply.integer(
-                  t.release(tx, call.engine().rows(), tx.entry().id(), id, owner, now) ? 1 : 0);
+              boolean released =
+                  Dedups.refusing(
+                      () -> t.release(Dedups.store(tx, call.engine().rows()), id, owner, now));
+              return Reply.integer(released ? 1 : 0);
             });
   }
 }

@@ -1,7 +1,12 @@
 package io.idem.server.commands.dedup;
 
-import io.idem.server.commands.dedup.DedupTable.Mode;
-import io.idem.server.commands.dedup.DedupTable.Params;
+import io.idem.core.dedup.DedupLimits;
+import io.idem.core.dedup.DedupSnapshot;
+import io.idem.core.dedup.DedupTable;
+import io.idem.core.dedup.DedupTable.Mode;
+import io.idem.core.dedup.DedupTable.Params;
+import io.idem.core.dedup.TimeSlices;
+import io.idem.server.commands.bloom.BloomCodec;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
@@ -67,12 +72,9 @@ public final class DedupReserveCommand implements Handler {
       slices = (int) Math.min(slices, window / 1000);
     }
     Params p = new Params(mode, window, slices, capacity, error, slots);
-    String bad = DedupArgs.check(p);
+    DedupLimits.Problem bad = DedupLimits.check(p);
     if (bad != null) {
-      throw new CommandException(bad);
-    }
-    if (mode != Mode.RECENT && DedupTable.firstLayerBytes(p) == Long.MAX_VALUE) {
-      throw new CommandException(DedupArgs.SLICE_TOO_LARGE);
+      throw new CommandException(DedupArgs.text(bad));
     }
     if (!call.engine().memoryFits(DedupTable.initialBytes(p))) {
       throw new CommandException(DedupArgs.NO_MEMORY);
@@ -86,10 +88,11 @@ public final class DedupReserveCommand implements Handler {
                 throw new CommandException(DedupArgs.EXISTS);
               }
               long now = call.engine().now();
-              long created =
-                  Math.max(0, Math.floorDiv(now - p.windowMillis(), p.windowMillis() / p.slices()));
+              long created = TimeSlices.createdAt(p, now);
               tx.create(
-                  DedupCodec.INSTANCE, new DedupTable(p, created), DedupCodec.recipe(p, created));
+                  DedupCodec.INSTANCE,
+                  DedupTable.create(p, created, BloomCodec.STORAGE),
+                  DedupSnapshot.recipe(p, created));
               return Reply.OK;
             });
   }

@@ -1,11 +1,21 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.ClaimStore;
+import io.idem.core.dedup.CorruptRowsException;
+import io.idem.core.dedup.DedupTable;
+import io.idem.core.dedup.TableFullException;
+import io.idem.core.store.RowChange;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
+import io.idem.server.engine.KeyTx;
+import io.idem.server.engine.Rows;
 import io.idem.server.reply.Reply;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
-/** What the DEDUP.* handlers share. */
+/** What the DEDUP.* handlers share, and the adapter from the engine to core's table. */
 final class Dedups {
 
   private Dedups() {}
@@ -17,6 +27,54 @@ final class Dedups {
       throw new CommandException(DedupArgs.NOT_FOUND);
     }
     return t;
+  }
+
+  /** The table's store under the key's lock: its rows in the engine, its operations in the log. */
+  static ClaimStore store(KeyTx tx, Rows rows) {
+    long valueId = tx.entry().id();
+    return logging(tx, key -> rows.get(valueId, key));
+  }
+
+  /** The store of a change that reads no row (the window moving). */
+  static ClaimStore logOnly(KeyTx tx) {
+    return logging(
+        tx,
+        key -> {
+          throw new IllegalStateException("a dedup table read a row where it reads none");
+        });
+  }
+
+  private static ClaimStore logging(KeyTx tx, Function<byte[], byte @Nullable []> rows) {
+    return new ClaimStore() {
+      @Override
+      public byte @Nullable [] row(byte[] key) {
+        return rows.apply(key);
+      }
+
+      @Override
+      public void record(byte op, byte[] payload, List<RowChange> changes) {
+        tx.log(op, payload, changes);
+      }
+    };
+  }
+
+  /** The table's rows for a read, which records nothing. */
+  static ClaimStore reading(Rows rows, long valueId) {
+    return ClaimStore.readOnly(key -> rows.get(valueId, key));
+  }
+
+  /** Runs a call on a table, its refusals as the commands' error replies. */
+  static <T> T refusing(Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (TableFullException e) {
+      throw new CommandException(
+          e.reason() == TableFullException.Reason.MEMORY
+              ? DedupArgs.NO_MEMORY
+              : DedupArgs.SLICE_FULL);
+    } catch (CorruptRowsException e) {
+      throw new CommandException(DedupArgs.CORRUPT_ROWS);
+    }
   }
 
   private static final Reply NEW = Reply.simple("new");

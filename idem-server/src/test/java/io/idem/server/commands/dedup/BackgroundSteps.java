@@ -1,5 +1,6 @@
 package io.idem.server.commands.dedup;
 
+import io.idem.core.dedup.ExactTable;
 import io.idem.core.store.RowChange;
 import io.idem.server.engine.Engine;
 import io.idem.server.engine.Entry;
@@ -17,14 +18,14 @@ public final class BackgroundSteps {
   /** Step 1: hands the pending claims over; null if none (or a write is under way). */
   public static @Nullable List<RowChange> start(Engine engine, String key) {
     Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
-    DedupTable t = (DedupTable) e.value();
+    ExactTable t = (ExactTable) e.value();
     return engine.writeEntry(e, tx -> t.startFlush(engine.now(), true));
   }
 
   /** Steps 2 and 3: writes the rows, then logs what undoes the races. */
   public static void finish(Engine engine, String key, List<RowChange> puts) {
     Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
-    DedupTable t = (DedupTable) e.value();
+    ExactTable t = (ExactTable) e.value();
     engine.rows().writeNow(e.id(), puts);
     DedupCodec.finishWrite(engine, e, t);
   }
@@ -32,7 +33,7 @@ public final class BackgroundSteps {
   /** Claims pending in memory (not yet rows), including those being written. */
   public static int pending(Engine engine, String key) {
     Entry e = engine.peek(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), x -> x);
-    DedupTable t = (DedupTable) e.value();
-    return t.pending.live() + (t.flushing == null ? 0 : t.flushing.live());
+    ExactTable t = (ExactTable) e.value();
+    return t.unwrittenClaims();
   }
 }

@@ -1,12 +1,11 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.commands.dedup.DedupTable.Claimed;
-import io.idem.server.commands.dedup.DedupTable.Mode;
-import io.idem.server.commands.dedup.DedupTable.Outcome;
-import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.engine.Engine;
+import io.idem.core.dedup.DedupTable.Claimed;
+import io.idem.core.dedup.DedupTable.Mode;
+import io.idem.core.dedup.DedupTable.Outcome;
+import io.idem.core.dedup.DedupTable.Params;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Random;
@@ -25,7 +24,7 @@ class DedupFilterRateTest {
   private static final int CAPACITY = 100_000;
   private static final int PROBES = 1_000_000;
 
-  private final Engine engine = Engine.inMemory();
+  private final MemoryClaimStore store = new MemoryClaimStore();
 
   @ParameterizedTest
   @CsvSource({
@@ -38,7 +37,7 @@ class DedupFilterRateTest {
   void atCapacity_theMeasuredRateIsWithinTheConfigured(double rate, String spread, String kind) {
     Params p = new Params(Mode.FILTER, WINDOW, 8, CAPACITY, rate, 0);
     assertThat(DedupSizing.sliceFilter(p)).isEqualTo(kind);
-    DedupTable t = new DedupTable(p, Math.floorDiv(NOW - WINDOW, WINDOW / 8));
+    DedupTable t = DedupTable.create(p, Math.floorDiv(NOW - WINDOW, WINDOW / 8));
     Random r = new Random(11);
     byte[][] claimed = new byte[CAPACITY][];
     int batch = 1000;
@@ -60,16 +59,16 @@ class DedupFilterRateTest {
             .isLessThanOrEqualTo((long) Math.ceil(batch * rate * 3));
       }
     }
-    int live = t.liveSlices().size();
-    assertThat(live).isEqualTo(spread.equals("window") ? DedupTable.maxLiveSlices(p) : 1);
+    int live = t.slices().live().size();
+    assertThat(live).isEqualTo(spread.equals("window") ? TimeSlices.maxLive(p) : 1);
 
     for (byte[] id : claimed) {
-      assertThat(t.contains(engine.rows(), -1, id, NOW)).isTrue();
+      assertThat(t.contains(store, id, NOW)).isTrue();
     }
     long falsePositives = 0;
     for (int i = 0; i < PROBES; i++) {
       byte[] id = ("never claimed " + i).getBytes(StandardCharsets.UTF_8);
-      if (t.contains(engine.rows(), -1, id, NOW)) {
+      if (t.contains(store, id, NOW)) {
         falsePositives++;
       }
     }
@@ -81,22 +80,6 @@ class DedupFilterRateTest {
   }
 
   private List<Claimed> claim(DedupTable t, Params p, byte[][] ids, byte[][] owners, long[] times) {
-    byte[] key = "t".getBytes(StandardCharsets.UTF_8);
-    return engine.write(
-        key,
-        tx -> {
-          if (tx.entry() == null) {
-            tx.create(DedupCodec.INSTANCE, t, DedupCodec.recipe(p, t.base()));
-          }
-          return t.claim(
-              tx,
-              engine.rows(),
-              tx.entry().id(),
-              DedupTable.Ids.of(ids),
-              owners,
-              times,
-              NOW,
-              x -> true);
-        });
+    return t.claim(store, DedupTable.Ids.of(ids), owners, times, NOW, x -> true);
   }
 }

@@ -1,29 +1,29 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
-import io.idem.server.commands.dedup.DedupTable.Mode;
-import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.dispatch.CommandException;
+import io.idem.core.Durations;
+import io.idem.core.dedup.DedupTable.Mode;
+import io.idem.core.dedup.DedupTable.Params;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a dedup table costs, for {@code idem size}: the limits, defaults and sizing DEDUP.RESERVE
- * and the table use, so that what is shown is what the server allocates. Texts are the server's
- * error replies without their {@code ERR} code.
+ * and the table use, so that what is shown is what a table allocates. Texts are the server's error
+ * replies without their {@code ERR} code.
  */
 public final class DedupSizing {
 
-  public static final int DEFAULT_SLICES = DedupArgs.DEFAULT_SLICES;
-  public static final int MAX_SLICES = DedupArgs.MAX_SLICES;
-  public static final long MAX_CAPACITY = DedupArgs.MAX_CAPACITY;
-  public static final long MAX_SLOTS = DedupArgs.MAX_SLOTS;
+  public static final int DEFAULT_SLICES = DedupLimits.DEFAULT_SLICES;
+  public static final int MAX_SLICES = DedupLimits.MAX_SLICES;
+  public static final long MAX_CAPACITY = DedupLimits.MAX_CAPACITY;
+  public static final long MAX_SLOTS = DedupLimits.MAX_SLOTS;
 
   /** The error rate of an exact table's in-memory index. */
-  public static final double EXACT_INDEX_ERROR = DedupTable.EXACT_INDEX_ERROR;
+  public static final double EXACT_INDEX_ERROR = SliceFilters.EXACT_INDEX_ERROR;
 
   /** Bytes a RECENT slot takes: the table's own figure for one slot. */
   public static final long RECENT_SLOT_BYTES =
-      DedupTable.initialBytes(recent(DedupArgs.MIN_WINDOW_MILLIS, 1, 1));
+      DedupTable.initialBytes(recent(DedupLimits.MIN_WINDOW_MILLIS, 1, 1));
 
   private DedupSizing() {}
 
@@ -33,21 +33,23 @@ public final class DedupSizing {
    * @throws IllegalArgumentException with the server's text if it would refuse it
    */
   public static long windowMillis(String text) {
-    try {
-      return DedupArgs.windowMillis(text.getBytes(StandardCharsets.ISO_8859_1));
-    } catch (CommandException e) {
-      throw new IllegalArgumentException(withoutCode(e.getMessage()));
+    Long millis = Durations.millisOrNull(text.getBytes(StandardCharsets.ISO_8859_1));
+    if (millis == null
+        || millis < DedupLimits.MIN_WINDOW_MILLIS
+        || millis > DedupLimits.MAX_WINDOW_MILLIS) {
+      throw new IllegalArgumentException(DedupLimits.Problem.WINDOW.message());
     }
+    return millis;
   }
 
   /** The slices DEDUP.RESERVE uses when SLICES is not given: 8, but none shorter than a second. */
   public static int defaultSlices(long windowMillis) {
-    return (int) Math.min(DedupArgs.DEFAULT_SLICES, windowMillis / 1000);
+    return (int) Math.min(DedupLimits.DEFAULT_SLICES, windowMillis / 1000);
   }
 
   /** An EXACT table sized for {@code capacity} claims per window (DEDUP.RESERVE's CAPACITY). */
   public static Params exact(long windowMillis, int slices, long capacity) {
-    return new Params(Mode.EXACT, windowMillis, slices, capacity, DedupTable.EXACT_INDEX_ERROR, 0);
+    return new Params(Mode.EXACT, windowMillis, slices, capacity, EXACT_INDEX_ERROR, 0);
   }
 
   /** A FILTER table: {@code errorRate} while the window holds at most {@code capacity} claims. */
@@ -58,12 +60,7 @@ public final class DedupSizing {
   /** A RECENT table of {@code slots} slots, with the capacity and rate DEDUP.RESERVE records. */
   public static Params recent(long windowMillis, int slices, long slots) {
     return new Params(
-        Mode.RECENT,
-        windowMillis,
-        slices,
-        DedupArgs.DEFAULT_CAPACITY,
-        DedupTable.EXACT_INDEX_ERROR,
-        slots);
+        Mode.RECENT, windowMillis, slices, DedupLimits.DEFAULT_CAPACITY, EXACT_INDEX_ERROR, slots);
   }
 
   /**
@@ -71,26 +68,23 @@ public final class DedupSizing {
    * permitting: the server's memory limit is not known here).
    */
   public static @Nullable String check(Params p) {
-    String bad = DedupArgs.check(p);
-    if (bad == null && p.mode() != Mode.RECENT && DedupTable.firstLayerBytes(p) == Long.MAX_VALUE) {
-      bad = DedupArgs.SLICE_TOO_LARGE;
-    }
-    return bad == null ? null : withoutCode(bad);
+    DedupLimits.Problem bad = DedupLimits.check(p);
+    return bad == null ? null : bad.message();
   }
 
   /** The most slices live at once: the window's slices, plus the one it starts in. */
   public static int maxLiveSlices(Params p) {
-    return DedupTable.maxLiveSlices(p);
+    return TimeSlices.maxLive(p);
   }
 
   /** EXACT and FILTER: the claims a slice's filter is sized for. */
   public static long sliceCapacity(Params p) {
-    return DedupTable.sliceCapacity(p);
+    return SliceFilters.sliceCapacity(p);
   }
 
   /** EXACT and FILTER: the error rate a slice's filter is made with. */
   public static double sliceErrorRate(Params p) {
-    return DedupTable.sliceErrorRate(p);
+    return SliceFilters.sliceErrorRate(p);
   }
 
   /**
@@ -98,12 +92,12 @@ public final class DedupSizing {
    * take the smaller one).
    */
   public static String sliceFilter(Params p) {
-    return DedupTable.cuckooSlices(p) ? "cuckoo" : "bloom";
+    return SliceFilters.cuckoo(p) ? "cuckoo" : "bloom";
   }
 
   /** EXACT and FILTER: the bytes of a new slice's filter (Long.MAX_VALUE if no array holds it). */
   public static long sliceBytes(Params p) {
-    return DedupTable.firstLayerBytes(p);
+    return SliceFilters.firstBytes(p);
   }
 
   /**
@@ -116,9 +110,5 @@ public final class DedupSizing {
       return DedupTable.initialBytes(p);
     }
     return Math.multiplyExact(maxLiveSlices(p), sliceBytes(p));
-  }
-
-  private static String withoutCode(String reply) {
-    return reply.startsWith("ERR ") ? reply.substring(4) : reply;
   }
 }

@@ -1,18 +1,17 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.idem.server.commands.dedup.DedupTable.Mode;
-import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.dispatch.CommandException;
+import io.idem.core.dedup.DedupTable.Mode;
+import io.idem.core.dedup.DedupTable.Params;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /** An EXACT table's packed rows: how many a slice has, and what a row of records says. */
-class DedupRowsTest {
+class ClaimRowsTest {
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -26,7 +25,7 @@ class DedupRowsTest {
       ids[i] = b(idsAndOwners[2 * i]);
       owners[i] = b(idsAndOwners[2 * i + 1]);
     }
-    return DedupRows.claims(ids, owners);
+    return ClaimRows.claims(ids, owners);
   }
 
   private static byte[] row(byte[]... chunks) {
@@ -42,16 +41,16 @@ class DedupRowsTest {
     byte[] r =
         row(
             claims("a", "p3:100", "ab", "p3:2", "c", "p3:1000", "e", ""),
-            DedupRows.release(b("a")),
+            ClaimRows.release(b("a")),
             claims("a", "p1:7", "d", "p3:1000"),
-            DedupRows.release(b("ab")));
-    assertThat(DedupRows.holderIn(r, b("a"))).isEqualTo(b("p1:7"));
-    assertThat(DedupRows.holderIn(r, b("ab"))).isNull();
-    assertThat(DedupRows.holderIn(r, b("c"))).isEqualTo(b("p3:1000"));
-    assertThat(DedupRows.holderIn(r, b("d"))).isEqualTo(b("p3:1000"));
-    assertThat(DedupRows.holderIn(r, b("e"))).isEmpty();
-    assertThat(DedupRows.holderIn(r, b("x"))).isNull();
-    assertThat(DedupRows.holderIn(new byte[0], b("a"))).isNull();
+            ClaimRows.release(b("ab")));
+    assertThat(ClaimRows.holderIn(r, b("a"))).isEqualTo(b("p1:7"));
+    assertThat(ClaimRows.holderIn(r, b("ab"))).isNull();
+    assertThat(ClaimRows.holderIn(r, b("c"))).isEqualTo(b("p3:1000"));
+    assertThat(ClaimRows.holderIn(r, b("d"))).isEqualTo(b("p3:1000"));
+    assertThat(ClaimRows.holderIn(r, b("e"))).isEmpty();
+    assertThat(ClaimRows.holderIn(r, b("x"))).isNull();
+    assertThat(ClaimRows.holderIn(new byte[0], b("a"))).isNull();
   }
 
   @Test
@@ -80,24 +79,24 @@ class DedupRowsTest {
     sharesTooMuch[5 + 4 + 5] = 1; // the first owner shares a byte with none
     bad.add(sharesTooMuch);
     for (byte[] r : bad) {
-      assertThatThrownBy(() -> DedupRows.holderIn(r, b("id2")))
+      assertThatThrownBy(() -> ClaimRows.holderIn(r, b("id2")))
           .as(Arrays.toString(r))
-          .isInstanceOf(CommandException.class)
-          .hasMessage("ERR the dedup table's rows in the store are corrupt");
+          .isInstanceOf(CorruptRowsException.class)
+          .hasMessage("the dedup table's rows in the store are corrupt");
     }
   }
 
   @Test
   void rowBucketBits_aboutSixtyFourClaimsARow() {
     long day = 86_400_000L;
-    assertThat(DedupTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 1000, 0.01, 0)))
+    assertThat(ExactTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 1000, 0.01, 0)))
         .isEqualTo(1); // 125 claims a slice: 2 rows
-    assertThat(DedupTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 512, 0.01, 0)))
+    assertThat(ExactTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 512, 0.01, 0)))
         .isZero(); // 64 a slice: one row
     // 50 M claims in 8 slices: 6.25 M a slice, 2^17 rows of about 48.
-    assertThat(DedupTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 50_000_000, 0.01, 0)))
+    assertThat(ExactTable.rowBucketBits(new Params(Mode.EXACT, day, 8, 50_000_000, 0.01, 0)))
         .isEqualTo(17);
-    assertThat(DedupTable.rowBucketBits(new Params(Mode.EXACT, day, 1, 1L << 40, 0.01, 0)))
+    assertThat(ExactTable.rowBucketBits(new Params(Mode.EXACT, day, 1, 1L << 40, 0.01, 0)))
         .isEqualTo(32);
   }
 }

@@ -1,9 +1,8 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.engine.Engine;
+import io.idem.core.dedup.DedupTable.Params;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -20,35 +19,21 @@ class DedupSizingTest {
    * most slices are live (now at the start of a slice).
    */
   private static long filterBytesWhenEveryLiveSliceHoldsAClaim(Params p) {
-    Engine engine = Engine.inMemory();
     long sliceMillis = p.windowMillis() / p.slices();
     long now = NOW / sliceMillis * sliceMillis;
-    DedupTable t = new DedupTable(p, Math.floorDiv(now - p.windowMillis(), sliceMillis));
-    engine.write(
-        "t".getBytes(StandardCharsets.UTF_8),
-        tx -> {
-          tx.create(DedupCodec.INSTANCE, t, DedupCodec.recipe(p, t.base()));
-          // One claim at each slice boundary back from now: the slice holding now - window too.
-          for (int i = 0; i < DedupTable.maxLiveSlices(p); i++) {
-            long at = Math.max(now - p.windowMillis(), now - i * sliceMillis);
-            byte[] id = ("id" + i).getBytes(StandardCharsets.UTF_8);
-            t.claim(
-                tx,
-                engine.rows(),
-                tx.entry().id(),
-                DedupTable.Ids.of(new byte[][] {id}),
-                new byte[][] {{1}},
-                new long[] {at},
-                now,
-                x -> true);
-          }
-          return null;
-        });
-    long bytes = 0;
-    for (DedupTable.Slice s : t.liveSlices().values()) {
-      bytes += s.filter.sizeInBytes();
+    DedupTable t = DedupTable.create(p, Math.floorDiv(now - p.windowMillis(), sliceMillis));
+    MemoryClaimStore store = new MemoryClaimStore();
+    // One claim at each slice boundary back from now: the slice holding now - window too.
+    for (int i = 0; i < DedupSizing.maxLiveSlices(p); i++) {
+      long at = Math.max(now - p.windowMillis(), now - i * sliceMillis);
+      byte[] id = ("id" + i).getBytes(StandardCharsets.UTF_8);
+      t.claim(store, DedupTable.Ids.of(id), new byte[][] {{1}}, new long[] {at}, now, x -> true);
     }
-    assertThat(t.liveSlices()).hasSize(DedupSizing.maxLiveSlices(p));
+    long bytes = 0;
+    for (TimeSlices.Slice s : t.slices().live().values()) {
+      bytes += s.filter().sizeInBytes();
+    }
+    assertThat(t.slices().live()).hasSize(DedupSizing.maxLiveSlices(p));
     return bytes;
   }
 

@@ -1,6 +1,5 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
-import io.idem.server.dispatch.CommandException;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import java.util.function.BiConsumer;
@@ -21,12 +20,12 @@ import org.jspecify.annotations.Nullable;
  * and offset, say) share long prefixes, which the store's compression then finds. The last record
  * of an id in the row says who holds it.
  */
-final class DedupRows {
+final class ClaimRows {
 
   private static final int CLAIMS = 0;
   private static final int RELEASES = 1;
 
-  private DedupRows() {}
+  private ClaimRows() {}
 
   /** The chunk of these claims (distinct ids), in any order. */
   static byte[] claims(byte[][] ids, byte[][] owners) {
@@ -95,7 +94,7 @@ final class DedupRows {
   /**
    * The chunk at offset i, its lengths checked against the row.
    *
-   * @throws CommandException if it is not a chunk (a corrupt store)
+   * @throws CorruptRowsException if it is not a chunk (a corrupt store)
    */
   private static Chunk chunkAt(byte[] row, int i) {
     int kind = row[i];
@@ -116,7 +115,7 @@ final class DedupRows {
     int ids = i;
     for (int k = 0; k < n; k++) {
       int len = (row[lengths + 2 * k] & 0xff) << 8 | row[lengths + 2 * k + 1] & 0xff;
-      if (len > DedupArgs.MAX_ID_BYTES || len > row.length - i) {
+      if (len > DedupLimits.MAX_ID_BYTES || len > row.length - i) {
         throw corrupt();
       }
       i += len;
@@ -134,7 +133,7 @@ final class DedupRows {
     for (int k = 0; k < n; k++) {
       int keep = row[shared + k] & 0xff;
       int rest = row[rests + k] & 0xff;
-      if (keep > before || keep + rest > DedupArgs.MAX_OWNER_BYTES || rest > row.length - i) {
+      if (keep > before || keep + rest > DedupLimits.MAX_OWNER_BYTES || rest > row.length - i) {
         throw corrupt();
       }
       before = keep + rest;
@@ -147,7 +146,7 @@ final class DedupRows {
    * Who the row says holds the id: the owner in its last record of the id, null if there is none or
    * it is a release.
    *
-   * @throws CommandException if the row is not a run of chunks (a corrupt store)
+   * @throws CorruptRowsException if the row is not a run of chunks (a corrupt store)
    */
   static byte @Nullable [] holderIn(byte[] row, byte[] id) {
     byte[] holder = null;
@@ -172,7 +171,7 @@ final class DedupRows {
   /**
    * Every record of the row, in order: each claim's id and owner, each release's id and null.
    *
-   * @throws CommandException if the row is not a run of chunks (a corrupt store)
+   * @throws CorruptRowsException if the row is not a run of chunks (a corrupt store)
    */
   static void records(byte[] row, BiConsumer<byte[], byte @Nullable []> visit) {
     for (int i = 0; i < row.length; ) {
@@ -201,7 +200,7 @@ final class DedupRows {
 
   /** Rebuilds owner k of a checked claims chunk from its columns. */
   private static byte[] ownerAt(byte[] row, int shared, int rests, int k, int n) {
-    byte[] owner = new byte[DedupArgs.MAX_OWNER_BYTES];
+    byte[] owner = new byte[DedupLimits.MAX_OWNER_BYTES];
     int length = 0;
     int at = rests + n;
     for (int j = 0; j <= k; j++) {
@@ -213,7 +212,7 @@ final class DedupRows {
     return Arrays.copyOf(owner, length);
   }
 
-  private static CommandException corrupt() {
-    return new CommandException(DedupArgs.CORRUPT_ROWS);
+  private static CorruptRowsException corrupt() {
+    return new CorruptRowsException();
   }
 }

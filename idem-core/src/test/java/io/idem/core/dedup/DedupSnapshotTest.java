@@ -1,14 +1,12 @@
-package io.idem.server.commands.dedup;
+package io.idem.core.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.idem.core.dedup.DedupTable.Mode;
+import io.idem.core.dedup.DedupTable.Params;
+import io.idem.core.filter.BloomFilter;
 import io.idem.core.hash.Hash128;
-import io.idem.server.commands.dedup.DedupTable.Mode;
-import io.idem.server.commands.dedup.DedupTable.Params;
-import io.idem.server.engine.Engine;
-import io.idem.server.engine.Entry;
-import io.idem.server.engine.KeyTx;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,11 +20,11 @@ import org.junit.jupiter.api.Test;
  * released among them) included; truncated or corrupted bytes are an IOException, never another
  * exception. Fixed seeds.
  */
-class DedupCodecTest {
+class DedupSnapshotTest {
 
   private static final long NOW = 1_700_000_000_000L;
 
-  private final Engine engine = Engine.inMemory();
+  private MemoryClaimStore store = new MemoryClaimStore();
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -56,55 +54,43 @@ class DedupCodecTest {
 
   private DedupTable filled(Mode mode, double rate, long capacity) {
     Params p = new Params(mode, 8 * 3_600_000L, 8, capacity, rate, mode == Mode.RECENT ? 64 : 0);
-    DedupTable t = new DedupTable(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
-    engine.write(
-        b("t"),
-        tx -> {
-          tx.create(DedupCodec.INSTANCE, t, DedupCodec.recipe(p, t.base()));
-          claim(t, tx, "a", "o1");
-          claim(t, tx, "b", "o2");
-          if (mode == Mode.EXACT) {
-            t.startFlush(NOW, true); // a and b are being written
-          }
-          claim(t, tx, "c", "o3");
-          if (mode != Mode.FILTER) {
-            t.release(tx, engine.rows(), tx.entry().id(), b("b"), b("o2"), NOW);
-          }
-          return null;
-        });
+    DedupTable t =
+        DedupTable.create(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
+    claim(t, "a", "o1");
+    claim(t, "b", "o2");
+    if (t instanceof ExactTable e) {
+      e.startFlush(NOW, true); // a and b are being written
+    }
+    claim(t, "c", "o3");
+    if (mode != Mode.FILTER) {
+      t.release(store, b("b"), b("o2"), NOW);
+    }
     return t;
   }
 
-  private void claim(DedupTable t, KeyTx tx, String id, String owner) {
+  private void claim(DedupTable t, String id, String owner) {
     t.claim(
-        tx,
-        engine.rows(),
-        tx.entry().id(),
-        DedupTable.Ids.of(new byte[][] {b(id)}),
-        new byte[][] {b(owner)},
-        new long[] {NOW},
-        NOW,
-        x -> true);
+        store, DedupTable.Ids.of(b(id)), new byte[][] {b(owner)}, new long[] {NOW}, NOW, x -> true);
   }
 
   private static byte[] snapshot(DedupTable t) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    DedupCodec.INSTANCE.write(t, out);
+    DedupSnapshot.write(t, out, true);
     return out.toByteArray();
   }
 
   private static DedupTable read(byte[] bytes) throws IOException {
-    return DedupCodec.INSTANCE.read(new ByteArrayInputStream(bytes), 1 << 20);
+    return DedupSnapshot.read(new ByteArrayInputStream(bytes), 1 << 20, BloomFilter.Storage.HEAP);
   }
 
   @Test
   void filterSlices_cuckooWhereSmaller_bloomAtHighRates() {
-    assertThat(filled(Mode.FILTER, CUCKOO_RATE, 1000).liveSlices().values())
-        .allMatch(s -> s.filter instanceof io.idem.core.filter.CuckooFilter)
+    assertThat(filled(Mode.FILTER, CUCKOO_RATE, 1000).slices().live().values())
+        .allMatch(s -> s.filter() instanceof io.idem.core.filter.CuckooFilter)
         .isNotEmpty();
     deleteT();
-    assertThat(filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY).liveSlices().values())
-        .allMatch(s -> s.filter instanceof io.idem.core.filter.ScalableBloomFilter)
+    assertThat(filled(Mode.FILTER, BLOOM_RATE, BLOOM_CAPACITY).slices().live().values())
+        .allMatch(s -> s.filter() instanceof io.idem.core.filter.ScalableBloomFilter)
         .isNotEmpty();
   }
 
@@ -114,7 +100,7 @@ class DedupCodecTest {
    */
   private static byte[] asVersion(byte[] v3, int version) {
     assertThat(v3[0]).isEqualTo((byte) 3);
-    int bucketBits = 1 + DedupCodec.RECIPE_BYTES - 1;
+    int bucketBits = 1 + DedupSnapshot.RECIPE_BYTES - 1;
     byte[] old = new byte[v3.length - 1];
     System.arraycopy(v3, 0, old, 0, bucketBits);
     System.arraycopy(v3, bucketBits + 1, old, bucketBits, v3.length - bucketBits - 1);
@@ -136,8 +122,10 @@ class DedupCodecTest {
       DedupTable back = read(old);
       for (String id : List.of("a", "b", "c", "d")) {
         boolean held =
-            back.params.mode() == Mode.RECENT ? id.equals("a") || id.equals("c") : !id.equals("d");
-        assertThat(back.contains(engine.rows(), -1, b(id), NOW)).as(id).isEqualTo(held);
+            back.params().mode() == Mode.RECENT
+                ? id.equals("a") || id.equals("c")
+                : !id.equals("d");
+        assertThat(back.contains(store, b(id), NOW)).as(id).isEqualTo(held);
       }
     }
     assertThatThrownBy(() -> read(asVersion(cuckoo, 1)))
@@ -153,13 +141,9 @@ class DedupCodecTest {
         .hasMessage("dedup snapshot version 4, this Idem reads 1 to 3");
   }
 
+  /** A fresh store for the next table, as a deleted key's rows go with it. */
   private void deleteT() {
-    engine.write(
-        b("t"),
-        tx -> {
-          tx.delete();
-          return null;
-        });
+    store = new MemoryClaimStore();
   }
 
   @Test
@@ -168,11 +152,11 @@ class DedupCodecTest {
       Mode mode = (Mode) kind[0];
       DedupTable t = filled(mode, (double) kind[1], (long) kind[2]);
       DedupTable back = read(snapshot(t));
-      Entry e = engine.peek(b("t"), x -> x);
+      MemoryClaimStore noRows = new MemoryClaimStore();
       for (String id : List.of("a", "b", "c", "d")) {
-        assertThat(back.contains(engine.rows(), -1, b(id), NOW))
+        assertThat(back.contains(noRows, b(id), NOW))
             .as("%s %s", mode, id)
-            .isEqualTo(t.contains(engine.rows(), e.id(), b(id), NOW));
+            .isEqualTo(t.contains(store, b(id), NOW));
       }
       assertThat(back.items()).as("%s items", mode).isEqualTo(t.items());
       // Read back, a table writes the bytes it was read from; a live table's first snapshot can
@@ -189,44 +173,36 @@ class DedupCodecTest {
   void exact_pendingClaimsSurvive_releasedOnesDoNot() throws IOException {
     DedupTable back = read(snapshot(filled(Mode.EXACT)));
     // Nothing was written as rows: the snapshot alone holds a and c.
-    assertThat(back.contains(engine.rows(), 12345, b("a"), NOW)).isTrue();
-    assertThat(back.contains(engine.rows(), 12345, b("b"), NOW)).isFalse();
-    assertThat(back.contains(engine.rows(), 12345, b("c"), NOW)).isTrue();
-    assertThat(BackgroundStepsAccess.pending(back)).isEqualTo(2);
+    MemoryClaimStore noRows = new MemoryClaimStore();
+    assertThat(back.contains(noRows, b("a"), NOW)).isTrue();
+    assertThat(back.contains(noRows, b("b"), NOW)).isFalse();
+    assertThat(back.contains(noRows, b("c"), NOW)).isTrue();
+    assertThat(((ExactTable) back).unwrittenClaims()).isEqualTo(2);
   }
 
   @Test
   void exact_aReleaseTheBackgroundWriteUndid_staysReleasedAcrossACrash() throws IOException {
     Params p = new Params(Mode.EXACT, 8 * 3_600_000L, 8, 1000, 0.01, 0);
-    DedupTable t = new DedupTable(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
-    long[] id = new long[1];
-    List<io.idem.core.store.RowChange> puts =
-        engine.write(
-            b("t"),
-            tx -> {
-              tx.create(DedupCodec.INSTANCE, t, DedupCodec.recipe(p, t.base()));
-              id[0] = tx.entry().id();
-              claim(t, tx, "x", "o1");
-              List<io.idem.core.store.RowChange> handed = t.startFlush(NOW, true);
-              t.release(tx, engine.rows(), id[0], b("x"), b("o1"), NOW); // deletes x's row
-              return handed;
-            });
-    engine.rows().writeNow(id[0], puts); // ... which the write brings back
-    byte[] crashed = snapshot(t); // taken before the write's undo was logged; then a crash
+    ExactTable t =
+        (ExactTable)
+            DedupTable.create(p, Math.floorDiv(NOW - p.windowMillis(), p.windowMillis() / 8));
+    claim(t, "x", "o1");
+    List<io.idem.core.store.RowChange> puts = t.startFlush(NOW, true);
+    t.release(store, b("x"), b("o1"), NOW); // deletes x's row
+    store.apply(puts); // ... which the write brings back
+    byte[] crashed = snapshot(t); // taken before the write's undo was recorded; then a crash
 
-    DedupTable back = read(crashed);
-    assertThat(back.contains(engine.rows(), id[0], b("x"), NOW)).isFalse();
+    ExactTable back = (ExactTable) read(crashed);
+    assertThat(back.contains(store, b("x"), NOW)).isFalse();
     // The restarted table's first write deletes the row its released claim may have left.
-    List<io.idem.core.store.RowChange> again = back.startFlush(NOW, true);
-    engine.rows().writeNow(id[0], again);
-    engine.rows().writeNow(id[0], back.finishFlush());
+    store.apply(back.startFlush(NOW, true));
+    store.apply(back.finishFlush());
     byte[] row =
-        engine
-            .rows()
-            .get(id[0], back.rowKeyOf(back.claimSlice(NOW, NOW), new Hash128().hash(b("x")).h1()));
+        store.row(
+            back.rowKeyOf(back.slices().claimSlice(NOW, NOW), new Hash128().hash(b("x")).h1()));
     assertThat(row).isNotNull(); // the claim's record, then the release's
-    assertThat(DedupRows.holderIn(row, b("x"))).isNull();
-    assertThat(back.contains(engine.rows(), id[0], b("x"), NOW)).isFalse();
+    assertThat(ClaimRows.holderIn(row, b("x"))).isNull();
+    assertThat(back.contains(store, b("x"), NOW)).isFalse();
   }
 
   @Test
@@ -251,13 +227,6 @@ class DedupCodecTest {
           // a clear error: fine
         }
       }
-    }
-  }
-
-  /** Reads a table's pending count without the engine (the table is not in any keyspace). */
-  static final class BackgroundStepsAccess {
-    static int pending(DedupTable t) {
-      return t.pending.live();
     }
   }
 }

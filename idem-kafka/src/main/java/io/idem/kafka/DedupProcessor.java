@@ -1,0 +1,145 @@
+package io.idem.kafka;
+
+import io.idem.core.dedup.DedupTable;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * What the dedup operator does with a record: claims its id for the record's own {@code
+ * partition:offset@topic} at the record's time, then forwards it or drops it. A new id is
+ * forwarded; so is a retry (the same record again, after a crash or a rebalance); a duplicate is
+ * dropped, or forwarded with its outcome in a header.
+ */
+final class DedupProcessor<K, V> {
+
+  /** The header a forwarded record carries with {@link IdemDedup#forwardWithOutcome}. */
+  static final String OUTCOME_HEADER = "idem-dedup";
+
+  private final IdemDedup<K, V> config;
+  private DedupStore store;
+
+  DedupProcessor(IdemDedup<K, V> config) {
+    this.config = config;
+  }
+
+  void init(org.apache.kafka.streams.processor.api.ProcessingContext context) {
+    store = context.getStateStore(config.storeName());
+  }
+
+  /**
+   * The record's outcome, or null if it is to be dropped.
+   *
+   * @param streamTime the task's stream time: the window moves with it
+   */
+  DedupTable.Outcome decide(K key, V value, long timestamp, RecordMetadata meta, long streamTime) {
+    byte[] id = config.id(key, value);
+    byte[] owner = owner(meta);
+    DedupTable.Claimed c = store.claim(id, owner, timestamp, streamTime);
+    if (config.inactivity() && c.outcome() != DedupTable.Outcome.NEW && c.owner() != null) {
+      store.refresh(id, c.owner(), timestamp, streamTime);
+    }
+    return c.outcome();
+  }
+
+  boolean forwards(DedupTable.Outcome outcome) {
+    return outcome != DedupTable.Outcome.DUPLICATE || config.withOutcome();
+  }
+
+  Headers headers(Headers in, DedupTable.Outcome outcome) {
+    if (!config.withOutcome()) {
+      return in;
+    }
+    Headers out = new RecordHeaders(in.toArray());
+    out.remove(OUTCOME_HEADER);
+    String text = outcome.name().toLowerCase(java.util.Locale.ROOT);
+    return out.add(OUTCOME_HEADER, text.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** The record's place in its topic: who claims its id, so that it finds its own claim again. */
+  static byte[] owner(RecordMetadata meta) {
+    String owner =
+        meta.partition() + ":" + meta.offset() + "@" + Integer.toHexString(meta.topic().hashCode());
+    return owner.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static RecordMetadata metadata(
+      java.util.Optional<RecordMetadata> meta, String storeName) {
+    return meta.orElseThrow(
+        () ->
+            new IllegalStateException(
+                "dedup "
+                    + storeName
+                    + ": a record with no topic, partition and offset (forwarded from a"
+                    + " punctuation?) has no owner to claim its id for"));
+  }
+
+  /** The operator after a key-preserving step: {@code stream.processValues(...)}. */
+  static final class Values<K, V> implements FixedKeyProcessor<K, V, V> {
+    private final DedupProcessor<K, V> dedup;
+    private FixedKeyProcessorContext<K, V> context;
+
+    Values(IdemDedup<K, V> config) {
+      dedup = new DedupProcessor<>(config);
+    }
+
+    @Override
+    public void init(FixedKeyProcessorContext<K, V> context) {
+      this.context = context;
+      dedup.init(context);
+    }
+
+    @Override
+    public void process(FixedKeyRecord<K, V> record) {
+      RecordMetadata meta = metadata(context.recordMetadata(), dedup.config.storeName());
+      DedupTable.Outcome outcome =
+          dedup.decide(
+              record.key(),
+              record.value(),
+              record.timestamp(),
+              meta,
+              context.currentStreamTimeMs());
+      if (dedup.forwards(outcome)) {
+        context.forward(record.withHeaders(dedup.headers(record.headers(), outcome)));
+      }
+    }
+  }
+
+  /** The operator in the Processor API: {@code topology.addProcessor(...)}. */
+  static final class Records<K, V> implements Processor<K, V, K, V> {
+    private final DedupProcessor<K, V> dedup;
+    private ProcessorContext<K, V> context;
+
+    Records(IdemDedup<K, V> config) {
+      dedup = new DedupProcessor<>(config);
+    }
+
+    @Override
+    public void init(ProcessorContext<K, V> context) {
+      this.context = context;
+      dedup.init(context);
+    }
+
+    @Override
+    public void process(Record<K, V> record) {
+      RecordMetadata meta = metadata(context.recordMetadata(), dedup.config.storeName());
+      DedupTable.Outcome outcome =
+          dedup.decide(
+              record.key(),
+              record.value(),
+              record.timestamp(),
+              meta,
+              context.currentStreamTimeMs());
+      if (dedup.forwards(outcome)) {
+        context.forward(record.withHeaders(dedup.headers(record.headers(), outcome)));
+      }
+    }
+  }
+}

@@ -29,8 +29,8 @@ final class ChangelogLookup {
 
   /**
    * The offset before the first committed record of the partition with a timestamp at or after
-   * {@code time} (the last committed one if there is none), or null if the partition holds no
-   * earlier record or the lookup fails.
+   * {@code time} (the last committed one if there is none; -1 if that is the first record), or null
+   * if the lookup fails.
    */
   static @Nullable Long offsetBefore(
       Map<String, Object> appConfigs, TopicPartition partition, long time) {
@@ -42,7 +42,7 @@ final class ChangelogLookup {
       if (at < 0) {
         at = offset(admin, partition, OffsetSpec.latest(), committed);
       }
-      return at > 0 ? at - 1 : null;
+      return at - 1;
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       log.warn("looking up {} at time {} failed", partition, time, e);
       return null;

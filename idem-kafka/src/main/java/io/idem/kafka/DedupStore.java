@@ -49,14 +49,15 @@ import org.rocksdb.WriteOptions;
  * <p>Crash recovery does not replay the whole state. Every {@code checkpointMillis} the store
  * writes the table's pending claims as rows, syncs RocksDB and writes a snapshot of what the table
  * keeps in memory (its slice filters: about 1.5 bytes an id for an exact table), with the stream
- * time and the sequence number of its last changelog record. After a crash, {@link
- * #committedOffset} finds the first changelog record at or after that time (a timestamp lookup on
- * the changelog partition), and Streams restores from there, skipping what the snapshot holds:
- * restore time is bounded by the checkpoint interval, not by the state. Under exactly-once, Streams
- * tells a store its changelog offsets only when a task closes or moves, so a running store cannot
- * know them; at such a close the snapshot takes the exact offset and needs no lookup. The changelog
- * holds about a window of operations (its topic deletes older records), enough to build the table
- * on a machine that has none of its files.
+ * time, the wall-clock time and the sequence number of its last changelog record. After a crash,
+ * {@link #committedOffset} finds the first changelog record logged at or after that wall-clock time
+ * (a timestamp lookup on the changelog partition, less a minute for a clock stepped back), and
+ * Streams restores from there, skipping what the snapshot holds: restore time is bounded by the
+ * checkpoint interval, not by the state. Under exactly-once, Streams tells a store its changelog
+ * offsets only when a task closes or moves, so a running store cannot know them; at such a close
+ * the snapshot takes the exact offset and needs no lookup. The changelog holds about a window of
+ * operations (its topic deletes older records), enough to build the table on a machine that has
+ * none of its files.
  *
  * <p>The snapshot and the rows may be ahead of the committed changelog (written by a transaction
  * that then aborted): claims carry their owner, the record's {@code partition:offset}, so a record
@@ -73,6 +74,14 @@ public final class DedupStore implements StateStore {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DedupStore.class);
 
   private static final String SNAPSHOT = "snapshot";
+
+  /**
+   * How far back the lookup after a crash starts, for a wall clock stepped back meanwhile: a minute
+   * (a test of the lookup sets it lower, or its whole run is within the minute).
+   */
+  private static final long CLOCK_STEP_MILLIS =
+      Long.getLong("idem.kafka.clock-step-millis", 60_000);
+
   private static final int SNAPSHOT_MAGIC = 0x49444b31; // "IDK1"
 
   private final String name;
@@ -102,8 +111,15 @@ public final class DedupStore implements StateStore {
   /** The changelog records the snapshot holds: those whose sequence is below this. */
   private long snapshotSequence;
 
-  /** The stream time of the snapshot: every later changelog record has this time or a later one. */
+  /** The stream time of the snapshot. */
   private long snapshotNow;
+
+  /**
+   * The wall-clock time of the snapshot: changelog records carry the wall-clock time they were
+   * logged at, so every later one has this time or a later one (less a clock step back, which the
+   * lookup allows for).
+   */
+  private long snapshotWallTime;
 
   /** The changelog offset of the last commit, and whether the table changed after it. */
   private long committed = -1;
@@ -164,6 +180,14 @@ public final class DedupStore implements StateStore {
       context = internal;
     }
     appConfigs = ctx.appConfigs();
+    log.debug(
+        "dedup store {} of task {} opened: snapshot {} at offset {}, sequence {}, time {}",
+        name,
+        ctx.taskId(),
+        snapshotted,
+        snapshotOffset,
+        snapshotSequence,
+        snapshotNow);
     lastCheckpointNanos = System.nanoTime();
     ctx.register(root, (BatchingStateRestoreCallback) this::restoreAll);
   }
@@ -183,6 +207,7 @@ public final class DedupStore implements StateStore {
       snapshotOffset = in.readLong();
       snapshotSequence = in.readLong();
       snapshotNow = in.readLong();
+      snapshotWallTime = in.readLong();
       snapshotted = true;
       sequence = snapshotSequence;
       now = snapshotNow;
@@ -278,8 +303,15 @@ public final class DedupStore implements StateStore {
       if (context != null) {
         byte[] key = ByteBuffer.allocate(8).putLong(sequence++).array();
         byte[] value = new ChangelogRecord(now, op, payload, rows).encode();
+        // The wall-clock time, not the stream time: the changelog's retention deletes by it, and a
+        // stream replayed from last month must not see its changelog deleted as it is written.
         context.logChange(
-            name, Bytes.wrap(key), value, now, new RecordHeaders(), Position.emptyPosition());
+            name,
+            Bytes.wrap(key),
+            value,
+            System.currentTimeMillis(),
+            new RecordHeaders(),
+            Position.emptyPosition());
       }
     }
   }
@@ -423,6 +455,7 @@ public final class DedupStore implements StateStore {
    */
   private void checkpoint(long offset) {
     writePending();
+    long wallTime = System.currentTimeMillis();
     Path file = dir.resolve(SNAPSHOT);
     Path tmp = dir.resolve(SNAPSHOT + ".tmp");
     try {
@@ -433,6 +466,7 @@ public final class DedupStore implements StateStore {
         out.writeLong(offset);
         out.writeLong(sequence);
         out.writeLong(now);
+        out.writeLong(wallTime);
         DedupSnapshot.write(table(), out, true);
         out.flush();
       }
@@ -444,6 +478,7 @@ public final class DedupStore implements StateStore {
       snapshotOffset = offset;
       snapshotSequence = sequence;
       snapshotNow = now;
+      snapshotWallTime = wallTime;
       lastCheckpointNanos = System.nanoTime();
     } catch (IOException | RocksDBException e) {
       throw new ProcessorStateException("dedup store " + name + " could not checkpoint", e);
@@ -464,7 +499,9 @@ public final class DedupStore implements StateStore {
     if (snapshotOffset >= 0) {
       return snapshotOffset;
     }
-    Long found = ChangelogLookup.offsetBefore(appConfigs, partition, snapshotNow);
+    long from = snapshotWallTime - CLOCK_STEP_MILLIS;
+    Long found = ChangelogLookup.offsetBefore(appConfigs, partition, from);
+    log.debug("dedup store {}: {} from time {} is after offset {}", name, partition, from, found);
     if (found == null) {
       log.warn("dedup store {}: no changelog offset for its snapshot; it is restored whole", name);
     }

@@ -6,9 +6,9 @@ import java.util.Map;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
- * Builds a {@link DedupStore}. Its changelog is on by default, and deletes records older than the
- * window and two slices: a table needs no older operation to rebuild. Caching does not apply (the
- * store writes its rows in a batch a commit) and is ignored.
+ * Builds a {@link DedupStore}. Its changelog is on by default and deletes records logged more than
+ * two windows and a day ago (by the wall clock): a table needs no older operation to rebuild while
+ * the stream runs no more than a window behind. Caching does not apply and is ignored.
  */
 public final class DedupStoreBuilder implements StoreBuilder<DedupStore> {
 
@@ -25,9 +25,8 @@ public final class DedupStoreBuilder implements StoreBuilder<DedupStore> {
     this.params = params;
     this.maxMemoryBytes = maxMemoryBytes;
     this.checkpointMillis = checkpointMillis;
-    long slice = params.windowMillis() / params.slices();
     logConfig.put("cleanup.policy", "delete");
-    logConfig.put("retention.ms", Long.toString(params.windowMillis() + 2 * slice));
+    logConfig.put("retention.ms", Long.toString(2 * params.windowMillis() + 86_400_000L));
   }
 
   @Override

@@ -87,12 +87,17 @@ public final class Dedup {
 
   /** Forgets {@code owner}'s claim of {@code id} (its processing failed); false if not its. */
   public boolean release(UUID id, String owner) {
+    return release(bytes(id), owner);
+  }
+
+  /** As {@link #release(UUID, String)}, for an id of any bytes (at most 1,024). */
+  public boolean release(byte[] id, String owner) {
     return Queue.join(
         client.single(
             RELEASE,
             new io.lettuce.core.output.BooleanOutput<>(
                 io.lettuce.core.codec.ByteArrayCodec.INSTANCE),
-            IdemClient.args().addKey(key).add(bytes(id)).add(owner)));
+            IdemClient.args().addKey(key).add(id).add(owner)));
   }
 
   /** Whether {@code id} is claimed within the window, claiming nothing. */
@@ -124,9 +129,28 @@ public final class Dedup {
   }
 
   public CompletionStage<List<Claim>> claimAllAsync(Map<UUID, String> owners) {
+    List<byte[]> ids = new ArrayList<>(owners.size());
+    for (UUID id : owners.keySet()) {
+      ids.add(bytes(id));
+    }
+    return claimAllAsync(ids, List.copyOf(owners.values()));
+  }
+
+  /**
+   * Claims {@code ids.get(i)} for {@code owners.get(i)}, in order, in one command; ids of any bytes
+   * (at most 1,024), owners of at most 255. The claims in the same order.
+   */
+  public List<Claim> claimAll(List<byte[]> ids, List<String> owners) {
+    return Queue.join(claimAllAsync(ids, owners));
+  }
+
+  public CompletionStage<List<Claim>> claimAllAsync(List<byte[]> ids, List<String> owners) {
+    if (ids.size() != owners.size()) {
+      throw new IllegalArgumentException(ids.size() + " ids, " + owners.size() + " owners");
+    }
     CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(key).add("ITEMS");
-    for (Map.Entry<UUID, String> e : owners.entrySet()) {
-      args.add(bytes(e.getKey())).add(e.getValue());
+    for (int i = 0; i < ids.size(); i++) {
+      args.add(ids.get(i)).add(owners.get(i));
     }
     return client
         .array(MCLAIM, args)

@@ -2,9 +2,9 @@
 # The Kafka Streams dedup operator against what users write today, Confluent's "find distinct
 # events" recipe (a persistent window store and a processor that fetches each id from it), on one
 # in-process KRaft broker and the same input topic, both under exactly_once_v2 in a JVM of their own
-# (-Xmx4g, one stream thread): records a second, state bytes an id (the app's state directory, and
-# its changelog on the broker), and after a SIGKILL the restart's restore time and records
-# restored, and its time to RUNNING. For each size N: N distinct ids plus 10 % repeats, within a
+# (-Xmx4g, one stream thread): records a second; killed with SIGKILL once it has every record,
+# the restart's restore time, records restored and time to RUNNING; then, after a clean stop, state
+# bytes an id (the app's state directory, and its changelog on the broker). For each size N: N distinct ids plus 10 % repeats, within a
 # 24 h window.
 #   scripts/bench-kafka-dedup.sh                                  # SIZES=1000000
 #   SIZES="1000000 10000000 50000000" scripts/bench-kafka-dedup.sh

@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Exactly-once effects for a plain {@link Consumer} with an Idem server's dedup table: each polled
- * record's id is claimed for the record's own {@code partition:offset@topic}, so that
+ * record's id is claimed for the record's own {@code topic/partition:offset}, so that
  *
  * <ul>
  *   <li>a new id is processed ({@link Handler#onNew});
@@ -70,11 +70,11 @@ public final class ConsumerDedup<K, V> {
 
   /** The owner a record claims its id for: its place in its topic. */
   public static String owner(ConsumerRecord<?, ?> record) {
-    return record.partition()
+    return Integer.toHexString(record.topic().hashCode())
+        + "/"
+        + record.partition()
         + ":"
-        + record.offset()
-        + "@"
-        + Integer.toHexString(record.topic().hashCode());
+        + record.offset();
   }
 
   /** Processes new records and retries with {@code work}, skipping duplicates, then commits. */

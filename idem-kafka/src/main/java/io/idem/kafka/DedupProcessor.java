@@ -2,8 +2,10 @@ package io.idem.kafka;
 
 import io.idem.core.dedup.DedupTable;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
 import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
 import org.apache.kafka.streams.processor.api.FixedKeyRecord;
@@ -14,9 +16,9 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
  * What the dedup operator does with a record: claims its id for the record's own {@code
- * partition:offset@topic} at the record's time, then forwards it or drops it. A new id is
- * forwarded; so is a retry (the same record again, after a crash or a rebalance); a duplicate is
- * dropped, or forwarded with its outcome in a header.
+ * topic/partition:offset} (the topic as its name's hash) at the record's time, then forwards it or
+ * drops it. A new id is forwarded; so is a retry (the same record again, after a crash or a
+ * rebalance); a duplicate is dropped, or forwarded with its outcome in a header.
  */
 final class DedupProcessor<K, V> {
 
@@ -32,6 +34,9 @@ final class DedupProcessor<K, V> {
 
   void init(org.apache.kafka.streams.processor.api.ProcessingContext context) {
     store = context.getStateStore(config.storeName());
+    // A stream that goes quiet still gets its checkpoint, so a crash then restores nothing.
+    context.schedule(
+        Duration.ofSeconds(1), PunctuationType.WALL_CLOCK_TIME, t -> store.checkpointIfDue());
   }
 
   /**
@@ -65,8 +70,9 @@ final class DedupProcessor<K, V> {
 
   /** The record's place in its topic: who claims its id, so that it finds its own claim again. */
   static byte[] owner(RecordMetadata meta) {
+    // The topic first: a row's owners, sorted, then share all but their offsets' last digits.
     String owner =
-        meta.partition() + ":" + meta.offset() + "@" + Integer.toHexString(meta.topic().hashCode());
+        Integer.toHexString(meta.topic().hashCode()) + "/" + meta.partition() + ":" + meta.offset();
     return owner.getBytes(StandardCharsets.US_ASCII);
   }
 

@@ -35,6 +35,7 @@ import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.query.Position;
 import org.jspecify.annotations.Nullable;
 import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -47,17 +48,17 @@ import org.rocksdb.WriteOptions;
  * the task's state directory, its operations in a changelog topic.
  *
  * <p>Crash recovery does not replay the whole state. Every {@code checkpointMillis} the store
- * writes the table's pending claims as rows, syncs RocksDB and writes a snapshot of what the table
- * keeps in memory (its slice filters: about 1.5 bytes an id for an exact table), with the stream
- * time, the wall-clock time and the sequence number of its last changelog record. After a crash,
- * {@link #committedOffset} finds the first changelog record logged at or after that wall-clock time
- * (a timestamp lookup on the changelog partition, less a minute for a clock stepped back), and
- * Streams restores from there, skipping what the snapshot holds: restore time is bounded by the
- * checkpoint interval, not by the state. Under exactly-once, Streams tells a store its changelog
- * offsets only when a task closes or moves, so a running store cannot know them; at such a close
- * the snapshot takes the exact offset and needs no lookup. The changelog holds about a window of
- * operations (its topic deletes older records), enough to build the table on a machine that has
- * none of its files.
+ * writes the table's pending claims as rows, flushes RocksDB's memory to its files and writes a
+ * snapshot of what the table keeps in memory (its slice filters: about 1.5 bytes an id for an exact
+ * table), with the stream time, the wall-clock time and the sequence number of its last changelog
+ * record. After a crash, {@link #committedOffset} finds the first changelog record logged at or
+ * after that wall-clock time (a timestamp lookup on the changelog partition, less a minute for a
+ * clock stepped back), and Streams restores from there, skipping what the snapshot holds: restore
+ * time is bounded by the checkpoint interval, not by the state. Under exactly-once, Streams tells a
+ * store its changelog offsets only when a task closes or moves, so a running store cannot know
+ * them; at such a close the snapshot takes the exact offset and needs no lookup. The changelog
+ * holds about a window of operations (its topic deletes older records), enough to build the table
+ * on a machine that has none of its files.
  *
  * <p>The snapshot and the rows may be ahead of the committed changelog (written by a transaction
  * that then aborted): claims carry their owner, the record's {@code partition:offset}, so a record
@@ -125,6 +126,9 @@ public final class DedupStore implements StateStore {
   private long committed = -1;
 
   private boolean changedSinceCommit;
+
+  /** Whether the table changed since the last checkpoint (an idle store writes none). */
+  private boolean changedSinceCheckpoint;
 
   private long lastCheckpointNanos;
 
@@ -245,12 +249,24 @@ public final class DedupStore implements StateStore {
                 now,
                 bytes -> table().memoryBytes() + bytes <= maxMemoryBytes)
             .getFirst();
-    if (System.nanoTime() - lastCheckpointNanos >= checkpointMillis * 1_000_000) {
-      checkpoint(-1);
-    } else if (table instanceof ExactTable exact) {
+    if (!checkpointIfDue() && table instanceof ExactTable exact) {
       write(exact.startFlush(now, false), exact);
     }
     return c;
+  }
+
+  /**
+   * Writes a checkpoint if the table changed and the interval has passed since the last one: on
+   * each claim, and on a wall-clock timer so that a store whose stream went quiet has one too.
+   * Whether it wrote one.
+   */
+  boolean checkpointIfDue() {
+    if (!changedSinceCheckpoint
+        || System.nanoTime() - lastCheckpointNanos < checkpointMillis * 1_000_000) {
+      return false;
+    }
+    checkpoint(-1);
+    return true;
   }
 
   /** Releases the id if the owner holds it (EXACT and RECENT tables). */
@@ -299,6 +315,7 @@ public final class DedupStore implements StateStore {
     @Override
     public void record(byte op, byte[] payload, List<RowChange> rows) {
       changedSinceCommit = true;
+      changedSinceCheckpoint = true;
       apply(rows);
       if (context != null) {
         byte[] key = ByteBuffer.allocate(8).putLong(sequence++).array();
@@ -458,8 +475,10 @@ public final class DedupStore implements StateStore {
     long wallTime = System.currentTimeMillis();
     Path file = dir.resolve(SNAPSHOT);
     Path tmp = dir.resolve(SNAPSHOT + ".tmp");
-    try {
-      db().flushWal(true);
+    try (FlushOptions wait = new FlushOptions().setWaitForFlush(true)) {
+      // The rows to SST files, compressed, and the log they were in gone: a checkpoint's state is
+      // what the table holds, not the writes that made it.
+      db().flush(wait);
       try (OutputStream os = Files.newOutputStream(tmp)) {
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(os, 1 << 16));
         out.writeInt(SNAPSHOT_MAGIC);
@@ -479,6 +498,7 @@ public final class DedupStore implements StateStore {
       snapshotSequence = sequence;
       snapshotNow = now;
       snapshotWallTime = wallTime;
+      changedSinceCheckpoint = false;
       lastCheckpointNanos = System.nanoTime();
     } catch (IOException | RocksDBException e) {
       throw new ProcessorStateException("dedup store " + name + " could not checkpoint", e);

@@ -142,7 +142,7 @@ public final class DedupBench {
         broker.createTopic(in, 1);
         long records = fill(broker.bootstrapServers(), in, ids, o.windowSeconds() * 1000);
         for (String mode : o.modes()) {
-          Result r = run(o, broker, admin, mode, ids, records);
+          Result r = killAndRestart(o, admin, first(o, broker, mode, ids, records));
           results.add(r);
           System.out.println(HEADER + "\n" + r.format(ROW));
           Files.writeString(out, Instant.now() + "\t" + r.format(TSV), StandardOpenOption.APPEND);
@@ -155,6 +155,16 @@ public final class DedupBench {
     System.out.println(HEADER);
     results.forEach(r -> System.out.println(r.format(ROW)));
     System.out.println("appended to " + out);
+  }
+
+  private static Properties producerConfig(String bootstrap) {
+    Properties config = new Properties();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ProducerConfig.ACKS_CONFIG, "all");
+    config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    return config;
   }
 
   /**
@@ -170,12 +180,7 @@ public final class DedupBench {
     long records = ids + ids / 10;
     long spread = windowMillis / 2;
     long t0 = System.currentTimeMillis() - spread; // within the topics' retention, none expired
-    Properties config = new Properties();
-    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    config.put(ProducerConfig.ACKS_CONFIG, "all");
-    config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-    config.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-    config.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    Properties config = producerConfig(bootstrap);
     Random random = new Random(SEED);
     AtomicReference<Exception> failed = new AtomicReference<>();
     Callback onError =
@@ -211,9 +216,17 @@ public final class DedupBench {
     return records;
   }
 
-  /** One (N, mode): the first run until every record is seen, then the kill and the restart. */
-  private static Result run(
-      Options o, KafkaBroker broker, Admin admin, String mode, long ids, long records)
+  /** What the first run of a mode found, and how to start its app again. */
+  private record First(
+      String mode, long ids, long records, double rate, List<String> cmd, Path log, long timeout) {}
+
+  /**
+   * One (N, mode)'s first run, from a clean start: until every record is seen (its rate), then a
+   * few seconds for the last commits, and SIGKILL. Under exactly-once, Streams 4.3 gives a store
+   * its changelog offsets only at a clean close or a rebalance, so a store restores what was
+   * processed since then unless it keeps checkpoints of its own.
+   */
+  private static First first(Options o, KafkaBroker broker, String mode, long ids, long records)
       throws Exception {
     String appId = "bench-" + mode + "-" + ids;
     Path state = o.dir().resolve("state").resolve(appId).toAbsolutePath();
@@ -258,13 +271,22 @@ public final class DedupBench {
     long count = done.longField(1);
     long millis = Math.max(1, done.longField(3) - done.longField(2));
     double rate = (count - 1) * 1000.0 / millis;
-    Thread.sleep(TimeUnit.SECONDS.toMillis(o.settleSeconds())); // commits and checkpoints
-    long stateBytes = directoryBytes(state);
-    long changelogBytes = changelogBytes(admin, appId);
-    System.out.printf(
-        "%s: %,d records in %.1f s; state %,d B, changelog %,d B; killing it%n",
-        appId, count, millis / 1e3, stateBytes, changelogBytes);
+    Thread.sleep(TimeUnit.SECONDS.toMillis(o.settleSeconds())); // the last commits
+    System.out.printf("%s: %,d records in %.1f s; killing it%n", appId, count, millis / 1e3);
     first.kill();
+    return new First(mode, ids, records, rate, cmd, log, timeout);
+  }
+
+  /**
+   * The killed app started again: its restore, its time to RUNNING; then a clean stop, after which
+   * the state directory holds the state (RocksDB's memtables flushed, Idem's checkpoint written).
+   */
+  private static Result killAndRestart(Options o, Admin admin, First f) throws Exception {
+    List<String> cmd = f.cmd();
+    Path log = f.log();
+    long timeout = f.timeout();
+    String appId = "bench-" + f.mode() + "-" + f.ids();
+    Path state = o.dir().resolve("state").resolve(appId).toAbsolutePath();
 
     AppProcess second = AppProcess.start(cmd, log);
     AppProcess.Line running = second.await(l -> l.is("running"), timeout);
@@ -292,13 +314,17 @@ public final class DedupBench {
       }
     }
     second.terminate();
+    long stateBytes = directoryBytes(state);
+    long changelogBytes = changelogBytes(admin, appId);
+    System.out.printf(
+        "%s: stopped: state %,d B, changelog %,d B%n", appId, stateBytes, changelogBytes);
     return new Result(
-        mode,
-        ids,
-        records,
-        rate,
-        (double) stateBytes / ids,
-        (double) changelogBytes / ids,
+        f.mode(),
+        f.ids(),
+        f.records(),
+        f.rate(),
+        (double) stateBytes / f.ids(),
+        (double) changelogBytes / f.ids(),
         restoreEnd >= restoreStart ? (restoreEnd - restoreStart) / 1e3 : 0, // 0: nothing restored
         restored,
         (running.atMillis() - second.startedMillis()) / 1e3);

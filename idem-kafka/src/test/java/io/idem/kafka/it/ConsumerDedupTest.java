@@ -180,7 +180,7 @@ class ConsumerDedupTest {
         .containsExactly(
             "new a@0",
             "new b@1",
-            "duplicate a@2 held by 0:0@" + Integer.toHexString("orders".hashCode()),
+            "duplicate a@2 held by " + Integer.toHexString("orders".hashCode()) + "/0:0",
             "retry c@3");
   }
 

@@ -138,9 +138,6 @@ public final class DedupStore implements StateStore {
   /** The stream time of the last call: what a restored record moves the window to. */
   private long now;
 
-  /** Records restored from the changelog since the store was opened. */
-  private long restored;
-
   DedupStore(
       String name,
       DedupTable.Params params,
@@ -161,6 +158,13 @@ public final class DedupStore implements StateStore {
 
   @Override
   public void init(StateStoreContext ctx, StateStore root) {
+    if (logged) {
+      if (!(ctx instanceof InternalProcessorContext<?, ?> internal)) {
+        throw new IllegalStateException(
+            "dedup store " + name + ": a changelog needs Kafka Streams' own processor context");
+      }
+      context = internal;
+    }
     dir = ctx.stateDir().toPath().resolve("idem-dedup").resolve(name);
     try {
       Files.createDirectories(dir);
@@ -175,13 +179,6 @@ public final class DedupStore implements StateStore {
     } catch (IOException | RocksDBException e) {
       close();
       throw new ProcessorStateException("dedup store " + name + " could not open " + dir, e);
-    }
-    if (logged) {
-      if (!(ctx instanceof InternalProcessorContext<?, ?> internal)) {
-        throw new IllegalStateException(
-            "dedup store " + name + ": a changelog needs Kafka Streams' own processor context");
-      }
-      context = internal;
     }
     appConfigs = ctx.appConfigs();
     log.debug(
@@ -297,10 +294,6 @@ public final class DedupStore implements StateStore {
     return table;
   }
 
-  long restoredRecords() {
-    return restored;
-  }
-
   /** The table's rows in RocksDB, and its operations to the changelog. */
   private final class Rows implements ClaimStore {
     @Override
@@ -377,7 +370,6 @@ public final class DedupStore implements StateStore {
         apply(r.rows());
         DedupOps.replay(t, r.op(), r.payload());
         sequence = Math.max(sequence, seq + 1);
-        restored++;
       } catch (IOException | RuntimeException e) {
         throw new ProcessorStateException(
             "dedup store " + name + " could not restore a changelog record", e);

@@ -159,7 +159,7 @@ public final class IdemDedup<K, V> {
     return this;
   }
 
-  /** The changelog topic's settings over the store's own (delete after the window). */
+  /** The changelog topic's settings over the store's own (delete after two windows and a day). */
   public IdemDedup<K, V> changelog(Map<String, String> topicConfig) {
     this.logged = true;
     this.changelogConfig = Map.copyOf(topicConfig);

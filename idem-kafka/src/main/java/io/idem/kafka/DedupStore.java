@@ -50,19 +50,18 @@ import org.rocksdb.WriteOptions;
  * <p>Crash recovery does not replay the whole state. Every {@code checkpointMillis} the store
  * writes the table's pending claims as rows, flushes RocksDB's memory to its files and writes a
  * snapshot of what the table keeps in memory (its slice filters: about 1.5 bytes an id for an exact
- * table), with the stream time, the wall-clock time and the sequence number of its last changelog
- * record. After a crash, {@link #committedOffset} finds the first changelog record logged at or
- * after that wall-clock time (a timestamp lookup on the changelog partition, less a minute for a
- * clock stepped back), and Streams restores from there, skipping what the snapshot holds: restore
- * time is bounded by the checkpoint interval, not by the state. Under exactly-once, Streams tells a
- * store its changelog offsets only when a task closes or moves, so a running store cannot know
- * them; at such a close the snapshot takes the exact offset and needs no lookup. The changelog
- * holds about a window of operations (its topic deletes older records), enough to build the table
- * on a machine that has none of its files.
+ * table), with the stream time and the sequence number of its next changelog record. After a crash,
+ * {@link #committedOffset} finds the first changelog record the snapshot does not hold (a binary
+ * search by sequence over the changelog partition: {@link ChangelogLookup}), and Streams restores
+ * from there: restore time is bounded by the checkpoint interval, not by the state. Under
+ * exactly-once, Streams tells a store its changelog offsets only when a task closes or moves, so a
+ * running store cannot know them; at such a close the snapshot takes the exact offset and needs no
+ * lookup. The changelog holds about a window of operations (its topic deletes older records),
+ * enough to build the table on a machine that has none of its files.
  *
  * <p>The snapshot and the rows may be ahead of the committed changelog (written by a transaction
- * that then aborted): claims carry their owner, the record's {@code partition:offset}, so a record
- * processed again finds its own claim and is a retry, forwarded, never a duplicate.
+ * that then aborted): claims carry their owner, the record's {@code topic/partition:offset}, so a
+ * record processed again finds its own claim and is a retry, forwarded, never a duplicate.
  *
  * <p>One stream thread calls a store: not thread-safe.
  */
@@ -75,13 +74,6 @@ public final class DedupStore implements StateStore {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(DedupStore.class);
 
   private static final String SNAPSHOT = "snapshot";
-
-  /**
-   * How far back the lookup after a crash starts, for a wall clock stepped back meanwhile: a minute
-   * (a test of the lookup sets it lower, or its whole run is within the minute).
-   */
-  private static final long CLOCK_STEP_MILLIS =
-      Long.getLong("idem.kafka.clock-step-millis", 60_000);
 
   private static final int SNAPSHOT_MAGIC = 0x49444b31; // "IDK1"
 
@@ -114,13 +106,6 @@ public final class DedupStore implements StateStore {
 
   /** The stream time of the snapshot. */
   private long snapshotNow;
-
-  /**
-   * The wall-clock time of the snapshot: changelog records carry the wall-clock time they were
-   * logged at, so every later one has this time or a later one (less a clock step back, which the
-   * lookup allows for).
-   */
-  private long snapshotWallTime;
 
   /** The changelog offset of the last commit, and whether the table changed after it. */
   private long committed = -1;
@@ -208,7 +193,6 @@ public final class DedupStore implements StateStore {
       snapshotOffset = in.readLong();
       snapshotSequence = in.readLong();
       snapshotNow = in.readLong();
-      snapshotWallTime = in.readLong();
       snapshotted = true;
       sequence = snapshotSequence;
       now = snapshotNow;
@@ -464,7 +448,6 @@ public final class DedupStore implements StateStore {
    */
   private void checkpoint(long offset) {
     writePending();
-    long wallTime = System.currentTimeMillis();
     Path file = dir.resolve(SNAPSHOT);
     Path tmp = dir.resolve(SNAPSHOT + ".tmp");
     try (FlushOptions wait = new FlushOptions().setWaitForFlush(true)) {
@@ -477,7 +460,6 @@ public final class DedupStore implements StateStore {
         out.writeLong(offset);
         out.writeLong(sequence);
         out.writeLong(now);
-        out.writeLong(wallTime);
         DedupSnapshot.write(table(), out, true);
         out.flush();
       }
@@ -489,7 +471,6 @@ public final class DedupStore implements StateStore {
       snapshotOffset = offset;
       snapshotSequence = sequence;
       snapshotNow = now;
-      snapshotWallTime = wallTime;
       changedSinceCheckpoint = false;
       lastCheckpointNanos = System.nanoTime();
     } catch (IOException | RocksDBException e) {
@@ -511,9 +492,13 @@ public final class DedupStore implements StateStore {
     if (snapshotOffset >= 0) {
       return snapshotOffset;
     }
-    long from = snapshotWallTime - CLOCK_STEP_MILLIS;
-    Long found = ChangelogLookup.offsetBefore(appConfigs, partition, from);
-    log.debug("dedup store {}: {} from time {} is after offset {}", name, partition, from, found);
+    Long found = ChangelogLookup.offsetBefore(appConfigs, partition, snapshotSequence);
+    log.debug(
+        "dedup store {}: {} from sequence {} is after offset {}",
+        name,
+        partition,
+        snapshotSequence,
+        found);
     if (found == null) {
       log.warn("dedup store {}: no changelog offset for its snapshot; it is restored whole", name);
     }

@@ -166,7 +166,6 @@ class DedupCrashTest {
           List.of(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
               "-Xmx512m",
-              "-Didem.kafka.clock-step-millis=0",
               "-cp",
               System.getProperty("java.class.path"),
               DedupApp.class.getName(),

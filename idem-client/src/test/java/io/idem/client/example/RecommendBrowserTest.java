@@ -195,7 +195,19 @@ class RecommendBrowserTest {
       }
     } finally {
       if (browser != null) {
+        // Chromium's own children (renderers, its crash handler) write into the profile too: all
+        // of them go, or the temporary directory is deleted under a writer.
+        List<ProcessHandle> tree = browser.descendants().toList();
+        tree.forEach(ProcessHandle::destroyForcibly);
         browser.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        for (ProcessHandle child : tree) {
+          try {
+            child.onExit().get(30, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException
+              | java.util.concurrent.TimeoutException e) {
+            // gone or stuck: the directory's deletion says which
+          }
+        }
       }
     }
   }

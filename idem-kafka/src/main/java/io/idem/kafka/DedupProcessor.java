@@ -13,6 +13,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the dedup operator does with a record: claims its id for the record's own {@code
@@ -54,15 +55,23 @@ final class DedupProcessor<K, V> {
     return c.outcome();
   }
 
-  boolean forwards(DedupTable.Outcome outcome) {
-    return outcome != DedupTable.Outcome.DUPLICATE || config.withOutcome();
-  }
-
-  Headers headers(Headers in, DedupTable.Outcome outcome) {
+  /**
+   * What a record goes on with: its headers (with its outcome, if the operator marks records), or
+   * null if it is dropped.
+   */
+  @Nullable Headers process(
+      K key,
+      V value,
+      long timestamp,
+      Headers headers,
+      java.util.Optional<RecordMetadata> meta,
+      long streamTime) {
+    DedupTable.Outcome outcome =
+        decide(key, value, timestamp, metadata(meta, config.storeName()), streamTime);
     if (!config.withOutcome()) {
-      return in;
+      return outcome == DedupTable.Outcome.DUPLICATE ? null : headers;
     }
-    Headers out = new RecordHeaders(in.toArray());
+    Headers out = new RecordHeaders(headers.toArray());
     out.remove(OUTCOME_HEADER);
     String text = outcome.name().toLowerCase(java.util.Locale.ROOT);
     return out.add(OUTCOME_HEADER, text.getBytes(StandardCharsets.US_ASCII));
@@ -104,16 +113,16 @@ final class DedupProcessor<K, V> {
 
     @Override
     public void process(FixedKeyRecord<K, V> record) {
-      RecordMetadata meta = metadata(context.recordMetadata(), dedup.config.storeName());
-      DedupTable.Outcome outcome =
-          dedup.decide(
+      Headers h =
+          dedup.process(
               record.key(),
               record.value(),
               record.timestamp(),
-              meta,
+              record.headers(),
+              context.recordMetadata(),
               context.currentStreamTimeMs());
-      if (dedup.forwards(outcome)) {
-        context.forward(record.withHeaders(dedup.headers(record.headers(), outcome)));
+      if (h != null) {
+        context.forward(record.withHeaders(h));
       }
     }
   }
@@ -135,16 +144,16 @@ final class DedupProcessor<K, V> {
 
     @Override
     public void process(Record<K, V> record) {
-      RecordMetadata meta = metadata(context.recordMetadata(), dedup.config.storeName());
-      DedupTable.Outcome outcome =
-          dedup.decide(
+      Headers h =
+          dedup.process(
               record.key(),
               record.value(),
               record.timestamp(),
-              meta,
+              record.headers(),
+              context.recordMetadata(),
               context.currentStreamTimeMs());
-      if (dedup.forwards(outcome)) {
-        context.forward(record.withHeaders(dedup.headers(record.headers(), outcome)));
+      if (h != null) {
+        context.forward(record.withHeaders(h));
       }
     }
   }

@@ -49,15 +49,15 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Crash recovery does not replay the whole state. Every {@code checkpointMillis} the store
  * writes the table's pending claims as rows, flushes RocksDB's memory to its files and writes a
- * snapshot of what the table keeps in memory (its slice filters: about 1.5 bytes an id for an exact
- * table), with the stream time and the sequence number of its next changelog record. After a crash,
- * {@link #committedOffset} finds the first changelog record the snapshot does not hold (a binary
- * search by sequence over the changelog partition: {@link ChangelogLookup}), and Streams restores
- * from there: restore time is bounded by the checkpoint interval, not by the state. Under
- * exactly-once, Streams tells a store its changelog offsets only when a task closes or moves, so a
- * running store cannot know them; at such a close the snapshot takes the exact offset and needs no
- * lookup. The changelog holds about a window of operations (its topic deletes older records),
- * enough to build the table on a machine that has none of its files.
+ * snapshot of what the table keeps in memory (its slice filters), with the stream time and the
+ * sequence number of its next changelog record. After a crash, {@link #committedOffset} finds the
+ * first changelog record the snapshot does not hold (a binary search by sequence over the changelog
+ * partition: {@link ChangelogLookup}), and Streams restores from there: restore time is bounded by
+ * the checkpoint interval, not by the state. Under exactly-once, Streams tells a store its
+ * changelog offsets only when a task closes or moves, so a running store cannot know them; at such
+ * a close the snapshot takes the exact offset and needs no lookup. The changelog holds about a
+ * window of operations (its topic deletes older records), enough to build the table on a machine
+ * that has none of its files.
  *
  * <p>The snapshot and the rows may be ahead of the committed changelog (written by a transaction
  * that then aborted): claims carry their owner, the record's {@code topic/partition:offset}, so a

@@ -35,8 +35,8 @@ public final class ExactTable extends DedupTable {
   /**
    * When the background writes pending claims: once claims pause this long, so a burst is
    * acknowledged before its rows are written (the write costs more than the claims); at the latest
-   * this long after the oldest pending claim, or once pending claims take this many bytes (256 MiB,
-   * or an eighth of the heap if less: writing them takes about as much again for a moment).
+   * this long after the oldest pending claim, or once pending claims take this many bytes (at most
+   * an eighth of the heap: writing them takes about as much again for a moment).
    */
   static final long QUIET_MILLIS = 1000;
 

@@ -53,11 +53,14 @@ import org.rocksdb.WriteOptions;
  * sequence number of its next changelog record. After a crash, {@link #committedOffset} finds the
  * first changelog record the snapshot does not hold (a binary search by sequence over the changelog
  * partition: {@link ChangelogLookup}), and Streams restores from there: restore time is bounded by
- * the checkpoint interval, not by the state. Under exactly-once, Streams tells a store its
- * changelog offsets only when a task closes or moves, so a running store cannot know them; at such
- * a close the snapshot takes the exact offset and needs no lookup. The changelog holds about a
- * window of operations (its topic deletes older records), enough to build the table on a machine
- * that has none of its files.
+ * the checkpoint interval, not by the state. Pending claims become rows only at a checkpoint (or
+ * sooner, with one, when they take {@link #UNWRITTEN_SHARE a share} of the memory bound): a row
+ * then gets many claims an append, which its columns and the store's compression pack tight, and a
+ * restore never writes a claim into the rows that is there already. Under exactly-once, Streams
+ * tells a store its changelog offsets only when a task closes or moves, so a running store cannot
+ * know them; at such a close the snapshot takes the exact offset and needs no lookup. The changelog
+ * holds about a window of operations (its topic deletes older records), enough to build the table
+ * on a machine that has none of its files.
  *
  * <p>The snapshot and the rows may be ahead of the committed changelog (written by a transaction
  * that then aborted): claims carry their owner, the record's {@code topic/partition:offset}, so a
@@ -76,6 +79,9 @@ public final class DedupStore implements StateStore {
   private static final String SNAPSHOT = "snapshot";
 
   private static final int SNAPSHOT_MAGIC = 0x49444b31; // "IDK1"
+
+  /** Claims not yet rows take at most this fraction of the memory bound before a checkpoint. */
+  static final int UNWRITTEN_SHARE = 4;
 
   private final String name;
   private final DedupTable.Params params;
@@ -156,7 +162,9 @@ public final class DedupStore implements StateStore {
       options =
           new Options()
               .setCreateIfMissing(true)
-              .setCompressionType(CompressionType.LZ4_COMPRESSION)
+              // Ids and owners are text more often than not: ZSTD's entropy coding packs their
+              // digits, which LZ4 leaves whole.
+              .setCompressionType(CompressionType.ZSTD_COMPRESSION)
               .setMergeOperator(append = new StringAppendOperator(""));
       db = RocksDB.open(options, dir.resolve("rows").toString());
       writes = new WriteOptions();
@@ -230,8 +238,8 @@ public final class DedupStore implements StateStore {
                 now,
                 bytes -> table().memoryBytes() + bytes <= maxMemoryBytes)
             .getFirst();
-    if (!checkpointIfDue() && table instanceof ExactTable exact) {
-      write(exact.startFlush(now, false), exact);
+    if (!checkpointIfDue()) {
+      checkpointIfFull();
     }
     return c;
   }
@@ -248,6 +256,14 @@ public final class DedupStore implements StateStore {
     }
     checkpoint(-1);
     return true;
+  }
+
+  /** A checkpoint, if the claims not yet rows take their share of the memory bound. */
+  private void checkpointIfFull() {
+    if (table instanceof ExactTable exact
+        && exact.unwrittenBytes() >= maxMemoryBytes / UNWRITTEN_SHARE) {
+      checkpoint(-1);
+    }
   }
 
   /** Releases the id if the owner holds it (EXACT and RECENT tables). */
@@ -269,6 +285,17 @@ public final class DedupStore implements StateStore {
   /** Whether the id is claimed in the window. */
   boolean contains(byte[] id) {
     return table().contains(claims, id, now);
+  }
+
+  /** The bytes of the rows' values: what tests see of when rows are written. */
+  long rowBytes() {
+    long bytes = 0;
+    try (org.rocksdb.RocksIterator it = db().newIterator()) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        bytes += it.value().length;
+      }
+    }
+    return bytes;
   }
 
   DedupTable table() {
@@ -354,6 +381,8 @@ public final class DedupStore implements StateStore {
         apply(r.rows());
         DedupOps.replay(t, r.op(), r.payload());
         sequence = Math.max(sequence, seq + 1);
+        // A whole window restored (a new machine) must not hold every claim in memory.
+        checkpointIfFull();
       } catch (IOException | RuntimeException e) {
         throw new ProcessorStateException(
             "dedup store " + name + " could not restore a changelog record", e);
@@ -397,7 +426,6 @@ public final class DedupStore implements StateStore {
    */
   @Override
   public void commit(Map<TopicPartition, Long> changelogOffsets) {
-    writePending();
     changedSinceCommit = false;
     Long offset = offsetIn(changelogOffsets);
     if (offset != null && offset >= 0) {
@@ -408,11 +436,10 @@ public final class DedupStore implements StateStore {
     }
   }
 
+  /** Nothing to do: the changelog holds what the table does, and the rows wait for a checkpoint. */
   @Override
-  @SuppressWarnings("deprecation") // replaced by commit, which does the same and more
-  public void flush() {
-    writePending();
-  }
+  @SuppressWarnings("deprecation") // replaced by commit
+  public void flush() {}
 
   /** This store's changelog offset among a commit's, if it logged anything. */
   private @Nullable Long offsetIn(Map<TopicPartition, Long> offsets) {
@@ -431,14 +458,11 @@ public final class DedupStore implements StateStore {
    */
   private void writePending() {
     if (table instanceof ExactTable exact) {
-      write(exact.startFlush(now, true), exact);
-    }
-  }
-
-  private void write(@Nullable List<RowChange> rows, ExactTable exact) {
-    if (rows != null) {
-      apply(rows);
-      apply(exact.finishFlush());
+      List<RowChange> rows = exact.startFlush(now, true);
+      if (rows != null) {
+        apply(rows);
+        apply(exact.finishFlush());
+      }
     }
   }
 

@@ -95,6 +95,41 @@ class DedupStoreTest {
   }
 
   @Test
+  void claimsBecomeRowsAtACheckpoint_notAtEachCommit() {
+    DedupStore store = open(dedup());
+    store.claim(b("a"), b("0:1"), T0, T0);
+    store.commit(Map.of(CHANGELOG, 1L)); // the first commit checkpoints
+    long first = store.rowBytes();
+    assertThat(first).isPositive();
+    for (int i = 0; i < 100; i++) {
+      store.claim(b("id" + i), b("0:" + (i + 2)), T0, T0);
+      store.commit(Map.of(CHANGELOG, i + 2L)); // too soon for another checkpoint
+    }
+    assertThat(store.rowBytes()).as("rows written between checkpoints").isEqualTo(first);
+    assertThat(store.claim(b("id7"), b("0:99"), T0, T0).outcome()).isEqualTo(Outcome.DUPLICATE);
+    store.close(); // a checkpoint at the last commit's offset
+    DedupStore again = open(dedup());
+    assertThat(again.rowBytes()).isGreaterThan(first);
+    assertThat(again.claim(b("id7"), b("0:99"), T0, T0).outcome()).isEqualTo(Outcome.DUPLICATE);
+    again.close();
+  }
+
+  @Test
+  void claimsNotYetRows_checkpointOnceTheyTakeTheirShareOfTheMemoryBound() {
+    long bound = 4 << 20;
+    DedupStore store = open(dedup().exact(100_000).maxMemoryBytes(bound));
+    int n = 0;
+    while (store.rowBytes() == 0 && n < 1_000_000) {
+      store.claim(b("id" + n), b("0:" + n), T0, T0);
+      n++;
+    }
+    assertThat(store.rowBytes()).as("rows after %d claims", n).isPositive();
+    assertThat(((io.idem.core.dedup.ExactTable) store.table()).unwrittenBytes())
+        .isLessThan(bound / DedupStore.UNWRITTEN_SHARE);
+    store.close();
+  }
+
+  @Test
   void aStoreMadeWithOtherParameters_isRefusedClearly() {
     DedupStore store = open(dedup());
     store.claim(b("a"), b("0:1"), T0, T0);

@@ -354,6 +354,11 @@ public final class ExactTable extends DedupTable {
     return pending.live() + (flushing == null ? 0 : flushing.live());
   }
 
+  /** Heap bytes those claims take. */
+  public long unwrittenBytes() {
+    return pending.bytes() + (flushing == null ? 0 : flushing.bytes());
+  }
+
   /** The claims not yet rows, those being written first: what a snapshot keeps. */
   List<PendingClaims> unwritten() {
     return flushing == null ? List.of(pending) : List.of(flushing, pending);

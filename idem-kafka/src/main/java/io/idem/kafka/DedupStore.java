@@ -165,6 +165,7 @@ public final class DedupStore implements StateStore {
               // Ids and owners are text more often than not: ZSTD's entropy coding packs their
               // digits, which LZ4 leaves whole.
               .setCompressionType(CompressionType.ZSTD_COMPRESSION)
+              .setTableFormatConfig(new org.rocksdb.BlockBasedTableConfig().setBlockSize(16 << 10))
               .setMergeOperator(append = new StringAppendOperator(""));
       db = RocksDB.open(options, dir.resolve("rows").toString());
       writes = new WriteOptions();

@@ -105,6 +105,25 @@ final class AppProcess {
     }
   }
 
+  /** Writes the app's Flight Recorder recording {@code name} to {@code file}, through jcmd. */
+  void dumpRecording(String name, Path file) throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process p =
+        new ProcessBuilder(
+                jcmd.toString(),
+                Long.toString(process.pid()),
+                "JFR.dump",
+                "name=" + name,
+                "filename=" + file)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      throw new IOException("jcmd " + process.pid() + " JFR.dump did not write " + file);
+    }
+  }
+
   /** SIGKILL: the crash the benchmark restores from. */
   void kill() throws InterruptedException {
     process.destroyForcibly();

@@ -2,7 +2,8 @@
 # The crash test at length: idem-server's CrashTest kills two server processes with SIGKILL CYCLES
 # times (default 100) while every family's writes run on connections of their own (BF, CF with
 # duplicates and deletes, CMS, TOPK, TDIGEST, PF and their merges, SCANDUMP/LOADCHUNK, DEDUP in
-# EXACT, RECENT and FILTER modes with releases and slice drops, COUNTER, DISTINCT; and on the second
+# EXACT, RECENT and FILTER modes with releases and slice drops, COUNTER, DISTINCT, QUEUE with its
+# leases, IDEMKEY with its leases, results and stale tokens; and on the second
 # server DEL, RENAME, EXPIRE, PERSIST, expiry and FLUSHALL), restarts them on the same data each
 # time, and checks every workload's model: every acknowledged write survived, none applied twice.
 # Prints pass or fail, the time taken and the writes acknowledged; the exit code is Maven's.

@@ -20,6 +20,8 @@ import io.idem.server.commands.generic.GenericCommands;
 import io.idem.server.commands.generic.TransactionCommands;
 import io.idem.server.commands.hll.HllCodec;
 import io.idem.server.commands.hll.HyperLogLogCommands;
+import io.idem.server.commands.idemkey.IdemKeyCodec;
+import io.idem.server.commands.idemkey.IdemKeyCommands;
 import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.commands.queue.QueueCommands;
 import io.idem.server.commands.tdigest.TdigestCodec;
@@ -50,6 +52,7 @@ public final class Commands {
         .register(TopkCommands.specs())
         .register(TdigestCommands.specs())
         .register(QueueCommands.specs())
+        .register(IdemKeyCommands.specs())
         .register(ClusterCommands.specs());
   }
 
@@ -68,6 +71,7 @@ public final class Commands {
             DistinctCodec.INSTANCE,
             TopkCodec.INSTANCE,
             TdigestCodec.INSTANCE,
-            QueueCodec.INSTANCE));
+            QueueCodec.INSTANCE,
+            IdemKeyCodec.INSTANCE));
   }
 }

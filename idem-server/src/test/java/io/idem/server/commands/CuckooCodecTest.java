@@ -56,6 +56,44 @@ class CuckooCodecTest {
     final Map<Long, Logged> values = new HashMap<>();
     long seq;
 
+    /** Rows by their scoped key, when the values recorded keep rows; else null: none allowed. */
+    private final java.util.@Nullable TreeMap<byte[], byte[]> rows;
+
+    Recording() {
+      this(false);
+    }
+
+    /** A recording that keeps the values' rows in memory too (an idempotency table's, say). */
+    Recording(boolean withRows) {
+      rows = withRows ? new java.util.TreeMap<>(java.util.Arrays::compareUnsigned) : null;
+    }
+
+    private void apply(long valueId, List<io.idem.core.store.RowChange> changes) {
+      if (changes.isEmpty()) {
+        return;
+      }
+      if (rows == null) {
+        throw new UnsupportedOperationException("no rows here");
+      }
+      for (io.idem.core.store.RowChange c : changes) {
+        switch (c) {
+          case io.idem.core.store.RowChange.Put p ->
+              rows.put(io.idem.server.engine.Rows.scopedKey(valueId, p.key()), p.value());
+          case io.idem.core.store.RowChange.Append a -> {
+            byte[] k = io.idem.server.engine.Rows.scopedKey(valueId, a.key());
+            rows.put(k, a.appliedTo(rows.get(k)));
+          }
+          case io.idem.core.store.RowChange.Delete d ->
+              rows.remove(io.idem.server.engine.Rows.scopedKey(valueId, d.key()));
+          case io.idem.core.store.RowChange.DeleteRange r ->
+              rows.subMap(
+                      io.idem.server.engine.Rows.scopedKey(valueId, r.from()),
+                      io.idem.server.engine.Rows.scopedKey(valueId, r.to()))
+                  .clear();
+        }
+      }
+    }
+
     Logged of(Harness h, String key) {
       return values.get(h.engine.read(bytes(key), e -> e.id()));
     }
@@ -79,16 +117,14 @@ class CuckooCodecTest {
     @Override
     public void mutated(
         Entry entry, byte op, byte[] payload, List<io.idem.core.store.RowChange> rows) {
-      if (!rows.isEmpty()) {
-        throw new UnsupportedOperationException("no rows here");
-      }
+      apply(entry.id(), rows);
       values.get(entry.id()).ops().add(new Op(op, payload.clone()));
       ++seq;
     }
 
     @Override
-    public void rowsChanged(Entry entry, List<io.idem.core.store.RowChange> rows) {
-      throw new UnsupportedOperationException("no rows here");
+    public void rowsChanged(Entry entry, List<io.idem.core.store.RowChange> changes) {
+      apply(entry.id(), changes);
     }
 
     /** Rows for values that keep none: handed out, but never to be used. */
@@ -97,7 +133,10 @@ class CuckooCodecTest {
       return new io.idem.server.engine.Rows() {
         @Override
         public byte @Nullable [] get(long valueId, byte[] key) {
-          throw new UnsupportedOperationException("no rows here");
+          if (rows == null) {
+            throw new UnsupportedOperationException("no rows here");
+          }
+          return rows.get(io.idem.server.engine.Rows.scopedKey(valueId, key));
         }
 
         @Override

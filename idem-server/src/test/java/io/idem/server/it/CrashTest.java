@@ -40,6 +40,7 @@ class CrashTest {
     types.addAll(DedupWorkloads.all());
     types.add(new QueueWorkload());
     types.add(new QueueLeaseWorkload());
+    types.add(new IdemKeyWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());
     Path typesDir = tmp.resolve("types");
     Path keyspaceDir = tmp.resolve("keyspace");

@@ -1,0 +1,78 @@
+package io.idem.server.commands.idemkey;
+
+import io.idem.core.dedup.IdempotencyTable;
+import io.idem.server.dispatch.Call;
+import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Errors;
+import io.idem.server.dispatch.Handler;
+import io.idem.server.engine.Engine;
+import io.idem.server.reply.Reply;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * IDEMKEY.BEGIN key id [FINGERPRINT fp] [LEASE duration] [WAIT duration] — begins a request under
+ * its idempotency key: [started, token], [done, result], [in_progress, milliseconds its lease has
+ * left] or [mismatch, nil]. With WAIT, an in-progress answer waits (off the event loop) until the
+ * key is completed (done), abandoned or its lease ends (started: the caller takes over), or the
+ * time is up (in_progress); WAIT 0 waits as long as that takes.
+ */
+public final class IdemKeyBeginCommand implements Handler {
+
+  @Override
+  public Reply handle(Call call) {
+    byte[] id = IdemKeyArgs.id(call, 2);
+    byte[] fp = new byte[0];
+    long lease = -1;
+    long wait = -1;
+    boolean fpGiven = false;
+    for (int i = 3; i < call.argc(); i += 2) {
+      if (i + 1 >= call.argc()) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+      if (call.is(i, "FINGERPRINT") && !fpGiven) {
+        fp = IdemKeyArgs.fingerprint(call, i + 1);
+        fpGiven = true;
+      } else if (call.is(i, "LEASE") && lease < 0) {
+        lease = IdemKeyArgs.lease(call, i + 1);
+      } else if (call.is(i, "WAIT") && wait < 0) {
+        wait = call.is(i + 1, "0") ? 0 : IdemKeyArgs.duration(call, i + 1);
+      } else {
+        throw new CommandException(Errors.SYNTAX);
+      }
+    }
+    if (wait >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
+      throw CommandException.err(IdemKeyArgs.WAIT_ON_LOG);
+    }
+    Attempt a = attempt(call.engine(), call.arg(1), id, fp, lease, () -> true);
+    if (wait < 0 || !(a.begun() instanceof IdempotencyTable.InProgress p)) {
+      return a.reply();
+    }
+    return IdemKeyWaits.await(call.engine(), call.arg(1), id, fp, lease, wait, p.leaseUntil());
+  }
+
+  /** What a begin answered, and its reply; a begin not {@code wanted} answers null. */
+  record Attempt(IdempotencyTable.@Nullable Begun begun, Reply reply) {}
+
+  /**
+   * Begins the id at the key's table, under its lock: nothing if not {@code wanted} there (a waiter
+   * that gave up meanwhile must take over nothing). A lease of -1 is the table's.
+   */
+  static Attempt attempt(
+      Engine engine, byte[] key, byte[] id, byte[] fp, long lease, BooleanSupplier wanted) {
+    return engine.write(
+        key,
+        tx -> {
+          IdempotencyTable t = IdemKeys.table(tx.entry());
+          if (!wanted.getAsBoolean()) {
+            return new Attempt(null, Reply.NULL);
+          }
+          long now = engine.now();
+          long leaseMillis = lease < 0 ? t.settings().leaseMillis() : lease;
+          IdempotencyTable.Begun b =
+              IdemKeys.refusing(
+                  () -> t.begin(IdemKeys.store(tx, engine.rows()), id, fp, leaseMillis, now));
+          return new Attempt(b, IdemKeys.reply(b, now));
+        });
+  }
+}

@@ -51,6 +51,14 @@ public final class IdemClient implements AutoCloseable {
     return new Queue(this, key);
   }
 
+  /**
+   * The idempotency-key table at {@code key}; close it to close the connections its waiting begins
+   * keep.
+   */
+  public IdempotencyKeys idempotencyKeys(String key) {
+    return new IdempotencyKeys(this, key);
+  }
+
   /** The exact dedup table at {@code key}. */
   public Dedup dedup(String key) {
     return new Dedup(this, key);

@@ -1,8 +1,12 @@
 package io.idem.client;
 
 /** A call failed: the server's error reply (its text as the message), or the connection's. */
-public final class IdemException extends RuntimeException {
+public class IdemException extends RuntimeException {
   private static final long serialVersionUID = 1L;
+
+  IdemException(String message) {
+    super(message);
+  }
 
   IdemException(String message, Throwable cause) {
     super(message, cause);

@@ -7,15 +7,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A real server started in-process for each test, on a free port, and a client connected to it. */
-abstract class WithServer {
+/**
+ * A real server started in-process for each test, on a free port, and a client connected to it;
+ * public for the tests of the client's other packages.
+ */
+public abstract class WithServer {
 
-  @TempDir Path dir;
-  IdemServer server;
-  IdemClient client;
+  @TempDir protected Path dir;
+  protected IdemServer server;
+  protected IdemClient client;
 
   @BeforeEach
-  void startServer() throws Exception {
+  protected void startServer() throws Exception {
     Config config = Config.defaults();
     config.set("port", "0");
     config.set("dir", dir.resolve("data").toString());
@@ -24,7 +27,7 @@ abstract class WithServer {
   }
 
   @AfterEach
-  void stopServer() {
+  protected void stopServer() {
     client.close();
     server.close();
   }

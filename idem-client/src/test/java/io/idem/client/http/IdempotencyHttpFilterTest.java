@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpServer;
-import io.idem.client.IdemClient;
 import io.idem.client.IdempotencyKeys;
-import io.idem.server.dispatch.Config;
-import io.idem.server.net.IdemServer;
+import io.idem.client.WithServer;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,18 +25,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JDK HttpServer filter over real HTTP against a real Idem server: many concurrent duplicates
  * of one request run it once and all get its response byte for byte; another body under the key
  * gets 422; a missing key 400; a server error stored or run again as the policy says.
  */
-class IdempotencyHttpFilterTest {
+class IdempotencyHttpFilterTest extends WithServer {
 
-  @TempDir Path dir;
-  private IdemServer server;
-  private IdemClient client;
   private IdempotencyKeys keys;
   private HttpServer http;
   private final ExecutorService handlers = Executors.newFixedThreadPool(64);
@@ -49,12 +42,7 @@ class IdempotencyHttpFilterTest {
   private final Random random = new Random(45);
 
   @BeforeEach
-  void start() throws Exception {
-    Config config = Config.defaults();
-    config.set("port", "0");
-    config.set("dir", dir.resolve("data").toString());
-    server = IdemServer.start(config);
-    client = IdemClient.create("redis://127.0.0.1:" + server.port());
+  void reserve() {
     keys = client.idempotencyKeys("api");
     keys.reserve(Duration.ofDays(1), 65_536, Duration.ofSeconds(30));
   }
@@ -94,14 +82,12 @@ class IdempotencyHttpFilterTest {
   }
 
   @AfterEach
-  void stop() {
+  void stopHttp() {
     if (http != null) {
       http.stop(0);
     }
     handlers.shutdownNow();
     keys.close();
-    client.close();
-    server.close();
   }
 
   private HttpResponse<byte[]> post(URI uri, String key, String body) throws Exception {

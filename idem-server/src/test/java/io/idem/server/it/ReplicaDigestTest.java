@@ -109,6 +109,7 @@ class ReplicaDigestTest {
           idem.send("CF.RESERVE", "cf", "1000");
           idem.send("TDIGEST.CREATE", "td");
           idem.send("DEDUP.RESERVE", "d", "60");
+          idem.send("IDEMKEY.RESERVE", "ik", "1h", "LEASE", "5ms");
           for (int i = 0; i < 400; i++) {
             idem.send("BF.ADD", "bf-" + (i % 20), "item-" + i);
             if (i % 20 == 0) {
@@ -124,7 +125,27 @@ class ReplicaDigestTest {
             if (i % 5 == 0) {
               idem.send("QUEUE.RESERVE", "q", "COUNT", "3", "LEASE", "1s");
             }
+            // Begins that lapse and are taken over at later records' times; guessed tokens that
+            // complete nothing; a WAIT that every node refuses alike.
+            idem.send("IDEMKEY.BEGIN", "ik", "k-" + (i % 30), "FINGERPRINT", "f" + (i % 2));
+            if (i % 7 == 0) {
+              idem.send("IDEMKEY.COMPLETE", "ik", "k-" + (i % 30), Integer.toString(i + 1), "r");
+            }
+            if (i % 50 == 0) {
+              idem.send("IDEMKEY.BEGIN", "ik", "w-" + i, "WAIT", "1s");
+            }
           }
+        }
+        assertThat(a.call("IDEMKEY.BEGIN", "ik", "x", "WAIT", "1s"))
+            .isEqualTo(
+                new RespClient.Err("ERR WAIT is not supported on a cluster node with a log"));
+        // Begun and completed through a node, with the tokens it answered: the results are rows
+        // on every node.
+        for (int i = 0; i < 20; i++) {
+          Object begun = a.call("IDEMKEY.BEGIN", "ik", "done-" + i, "LEASE", "1h");
+          long token = (Long) ((java.util.List<?>) begun).get(1);
+          assertThat(a.call("IDEMKEY.COMPLETE", "ik", "done-" + i, Long.toString(token), "r" + i))
+              .isEqualTo(1L);
         }
         String onA = digestAtTheEnd(a);
         String onB = digestAtTheEnd(b);

@@ -38,6 +38,30 @@ public interface Rows {
    */
   void scan(long valueId, java.util.function.BiConsumer<byte[], byte[]> visit);
 
+  /**
+   * Writes every row of the value, as {@link #scan} visits them, each as its key's length, key,
+   * value's length and value: a value's rows in its DEBUG DIGEST.
+   */
+  default void writeAll(long valueId, java.io.DataOutputStream out) throws java.io.IOException {
+    try {
+      scan(
+          valueId,
+          (k, v) -> {
+            try {
+              out.writeInt(k.length);
+              out.write(k);
+              out.writeInt(v.length);
+              out.write(v);
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          });
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause();
+    }
+    out.flush();
+  }
+
   /** About how many bytes the value's rows take in the store (its disk share), or 0. */
   long approximateBytes(long valueId);
 

@@ -11,7 +11,6 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 
 /**
  * How the engine keeps idempotency-key tables durable: core's {@link IdempotencyTable} for the
@@ -68,24 +67,7 @@ public final class IdemKeyCodec implements ValueCodec<IdempotencyTable> {
   public void writeDigest(IdempotencyTable t, long valueId, Rows rows, OutputStream os)
       throws IOException {
     t.writeTo(os);
-    DataOutputStream out = new DataOutputStream(os);
-    try {
-      rows.scan(
-          valueId,
-          (k, v) -> {
-            try {
-              out.writeInt(k.length);
-              out.write(k);
-              out.writeInt(v.length);
-              out.write(v);
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          });
-    } catch (UncheckedIOException e) {
-      throw e.getCause();
-    }
-    out.flush();
+    rows.writeAll(valueId, new DataOutputStream(os));
   }
 
   @Override

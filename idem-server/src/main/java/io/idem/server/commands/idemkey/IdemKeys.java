@@ -3,14 +3,12 @@ package io.idem.server.commands.idemkey;
 import io.idem.core.dedup.ClaimStore;
 import io.idem.core.dedup.CorruptRowsException;
 import io.idem.core.dedup.IdempotencyTable;
-import io.idem.core.store.RowChange;
+import io.idem.server.commands.ClaimStores;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.engine.Entry;
 import io.idem.server.engine.KeyTx;
 import io.idem.server.engine.Rows;
 import io.idem.server.reply.Reply;
-import java.util.List;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -30,36 +28,17 @@ final class IdemKeys {
 
   /** The table's store under the key's lock: its rows in the engine, its operations in the log. */
   static ClaimStore store(KeyTx tx, Rows rows) {
-    long valueId = tx.entry().id();
-    return logging(tx, key -> rows.get(valueId, key));
+    return ClaimStores.store(tx, rows);
   }
 
   /** The store of a change that reads no row (the window moving). */
   static ClaimStore logOnly(KeyTx tx) {
-    return logging(
-        tx,
-        key -> {
-          throw new IllegalStateException("an idempotency table read a row where it reads none");
-        });
-  }
-
-  private static ClaimStore logging(KeyTx tx, Function<byte[], byte @Nullable []> rows) {
-    return new ClaimStore() {
-      @Override
-      public byte @Nullable [] row(byte[] key) {
-        return rows.apply(key);
-      }
-
-      @Override
-      public void record(byte op, byte[] payload, List<RowChange> changes) {
-        tx.log(op, payload, changes);
-      }
-    };
+    return ClaimStores.logOnly(tx, "an idempotency table");
   }
 
   /** The table's rows for a read, which records nothing. */
   static ClaimStore reading(Rows rows, long valueId) {
-    return ClaimStore.readOnly(key -> rows.get(valueId, key));
+    return ClaimStores.reading(rows, valueId);
   }
 
   /** Runs a call on a table, its refusals as the commands' error replies. */

@@ -93,24 +93,7 @@ public abstract class WindowedTableCodec<T extends WindowedTable> implements Val
   public final void writeDigest(T value, long valueId, Rows rows, OutputStream out)
       throws IOException {
     write(value, out);
-    DataOutputStream data = new DataOutputStream(out);
-    try {
-      rows.scan(
-          valueId,
-          (k, v) -> {
-            try {
-              data.writeInt(k.length);
-              data.write(k);
-              data.writeInt(v.length);
-              data.write(v);
-            } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          });
-    } catch (java.io.UncheckedIOException e) {
-      throw e.getCause();
-    }
-    data.flush();
+    rows.writeAll(valueId, new DataOutputStream(out));
   }
 
   @Override

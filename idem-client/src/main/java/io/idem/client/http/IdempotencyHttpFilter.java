@@ -50,24 +50,14 @@ public final class IdempotencyHttpFilter extends Filter {
       chain.doFilter(ex);
       return;
     }
-    if (key == null || key.isEmpty()) {
-      send(
-          ex,
-          IdempotentExchange.problem(
-              400,
-              "Idempotency key required",
-              key == null
-                  ? "This request needs an " + policy.header() + " header."
-                  : "The " + policy.header() + " header is empty, too long or not text."),
-          false);
+    StoredResponse refused = IdempotentExchange.badKey(policy, key);
+    if (refused != null) {
+      send(ex, refused, false);
       return;
     }
-    byte[] body = readBounded(ex.getRequestBody(), policy.maxBodyBytes());
-    if (body == null) {
-      send(
-          ex,
-          IdempotentExchange.problem(413, "Request too large", "The body is over the limit."),
-          false);
+    byte[] body = ex.getRequestBody().readNBytes(policy.maxBodyBytes() + 1);
+    if (body.length > policy.maxBodyBytes()) {
+      send(ex, IdempotentExchange.TOO_LARGE, false);
       return;
     }
     IdempotentExchange.Answer a;
@@ -91,12 +81,6 @@ public final class IdempotencyHttpFilter extends Filter {
       throw new IOException(e);
     }
     send(ex, a.response(), a.replayed());
-  }
-
-  private static byte @org.jspecify.annotations.Nullable [] readBounded(InputStream in, int max)
-      throws IOException {
-    byte[] b = in.readNBytes(max + 1);
-    return b.length > max ? null : b;
   }
 
   private static void send(HttpExchange ex, StoredResponse r, boolean replayed) throws IOException {

@@ -58,24 +58,14 @@ public final class IdempotencyServletFilter implements Filter {
       chain.doFilter(req, res);
       return;
     }
-    if (key == null || key.isEmpty()) {
-      send(
-          out,
-          IdempotentExchange.problem(
-              400,
-              "Idempotency key required",
-              key == null
-                  ? "This request needs an " + policy.header() + " header."
-                  : "The " + policy.header() + " header is empty, too long or not text."),
-          false);
+    StoredResponse refused = IdempotentExchange.badKey(policy, key);
+    if (refused != null) {
+      send(out, refused, false);
       return;
     }
     byte[] body = http.getInputStream().readNBytes(policy.maxBodyBytes() + 1);
     if (body.length > policy.maxBodyBytes()) {
-      send(
-          out,
-          IdempotentExchange.problem(413, "Request too large", "The body is over the limit."),
-          false);
+      send(out, IdempotentExchange.TOO_LARGE, false);
       return;
     }
     String query = http.getQueryString();

@@ -124,6 +124,27 @@ final class IdempotentExchange {
     }
   }
 
+  /** The answer to a body over the policy's bound. */
+  static final StoredResponse TOO_LARGE =
+      problem(413, "Request too large", "The body is over the limit.");
+
+  /**
+   * The 400 for a key the policy cannot take: none where one is required, or a bad one (empty, too
+   * long, not text); null if the key is good.
+   */
+  static @org.jspecify.annotations.Nullable StoredResponse badKey(
+      IdempotencyPolicy policy, @org.jspecify.annotations.Nullable String key) {
+    if (key != null && !key.isEmpty()) {
+      return null;
+    }
+    return problem(
+        400,
+        "Idempotency key required",
+        key == null
+            ? "This request needs an " + policy.header() + " header."
+            : "The " + policy.header() + " header is empty, too long or not text.");
+  }
+
   /** An RFC 9457 problem response. */
   static StoredResponse problem(int status, String title, String detail) {
     String json =

@@ -184,6 +184,15 @@ class IdempotencyHttpFilterTest extends WithServer {
   }
 
   @Test
+  void aBodyOverTheBound_is413_andRunsNothing() throws Exception {
+    URI uri = serve(IdempotencyPolicy.defaults().maxBodyBytes(10), 200);
+    assertThat(post(uri, "big", "12345678901").statusCode()).isEqualTo(413);
+    assertThat(runs).hasValue(0);
+    assertThat(post(uri, "small", "1234567890").statusCode()).isEqualTo(200);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
   void serverErrors_areStoredOrRunAgain_asThePolicySays() throws Exception {
     URI stored = serve(IdempotencyPolicy.defaults(), 500);
     assertThat(post(stored, "e", "b").statusCode()).isEqualTo(500);

@@ -166,6 +166,7 @@ public final class Engine implements AutoCloseable {
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongSupplier clock;
+  private final Waits waits = new Waits(this);
   private volatile Journal journal;
   private volatile long maxMemory;
 
@@ -203,6 +204,11 @@ public final class Engine implements AutoCloseable {
 
   public Journal journal() {
     return journal;
+  }
+
+  /** The replies waiting for a key to change (blocked reserves, waiting begins). */
+  public Waits waits() {
+    return waits;
   }
 
   /** Replaces the journal once the store has loaded the keyspace (start-up only). */
@@ -1144,6 +1150,7 @@ public final class Engine implements AutoCloseable {
 
   @Override
   public void close() {
+    waits.close();
     journal.close();
   }
 }

@@ -22,7 +22,7 @@ public final class IdemKeyAbandonCommand implements Handler {
               IdempotencyTable t = IdemKeys.table(tx.entry());
               boolean freed = t.abandon(IdemKeys.store(tx, call.engine().rows()), id, token);
               if (freed) {
-                IdemKeyWaits.wake(call.engine(), call.arg(1), id);
+                call.engine().waits().wake(call.arg(1), id);
               }
               return Reply.integer(freed ? 1 : 0);
             });

@@ -6,6 +6,7 @@ import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
 import io.idem.server.dispatch.Handler;
 import io.idem.server.engine.Engine;
+import io.idem.server.engine.Waits;
 import io.idem.server.reply.Reply;
 import java.util.function.BooleanSupplier;
 import org.jspecify.annotations.Nullable;
@@ -48,7 +49,57 @@ public final class IdemKeyBeginCommand implements Handler {
     if (wait < 0 || !(a.begun() instanceof IdempotencyTable.InProgress p)) {
       return a.reply();
     }
-    return IdemKeyWaits.await(call.engine(), call.arg(1), id, fp, lease, wait, p.leaseUntil());
+    Engine engine = call.engine();
+    byte[] key = call.arg(1).clone();
+    long[] leaseUntil = {p.leaseUntil()}; // the last try's: the timeout's answer
+    byte[] fingerprint = fp;
+    long leaseMillis = lease;
+    return engine
+        .waits()
+        .await(
+            WAITING,
+            key,
+            id,
+            wait,
+            () -> IdemKeys.inProgress(Math.max(0, leaseUntil[0] - engine.now())),
+            wanted -> {
+              // Asked again under the key's lock: a waiter answered meanwhile (its timeout, EXEC,
+              // a closed connection) must take nothing over, or the key would stay in progress
+              // with no one on it.
+              Attempt next = attempt(engine, key, id, fingerprint, leaseMillis, wanted);
+              return switch (next.begun()) {
+                case null -> new Waits.Outcome.Later(Long.MAX_VALUE);
+                case IdempotencyTable.InProgress again -> {
+                  leaseUntil[0] = again.leaseUntil();
+                  yield new Waits.Outcome.Later(again.leaseUntil());
+                }
+                case IdempotencyTable.Started s ->
+                    // If its client went away, the key it took over is free again for the next.
+                    new Waits.Outcome.Deliver(
+                        next.reply(), () -> giveBack(engine, key, id, s.token()));
+                default -> new Waits.Outcome.Deliver(next.reply(), () -> {});
+              };
+            });
+  }
+
+  /** Waiting begins at once, on one server. */
+  static final Waits.Limit WAITING =
+      new Waits.Limit(10_000, "too many waiting begins (10000); retry without WAIT");
+
+  private static void giveBack(Engine engine, byte[] key, byte[] id, long token) {
+    try {
+      engine.write(
+          key,
+          tx -> {
+            IdempotencyTable t = tx.value(IdemKeyCodec.INSTANCE);
+            if (t != null && t.abandon(IdemKeys.store(tx, engine.rows()), id, token)) {
+              engine.waits().wake(key, id);
+            }
+            return null;
+          });
+    } catch (RuntimeException e) {
+      // The table went: nothing is held.
+    }
   }
 
   /** What a begin answered, and its reply; a begin not {@code wanted} answers null. */

@@ -32,7 +32,7 @@ public final class IdemKeyCompleteCommand implements Handler {
                               result,
                               call.engine().now()));
               if (done) {
-                IdemKeyWaits.wake(call.engine(), call.arg(1), id);
+                call.engine().waits().wake(call.arg(1), id);
               }
               return Reply.integer(done ? 1 : 0);
             });

@@ -64,9 +64,13 @@ final class IdemKeys {
     return switch (b) {
       case IdempotencyTable.Started s -> Reply.array(STARTED, Reply.integer(s.token()));
       case IdempotencyTable.Done d -> Reply.array(DONE, Reply.bulk(d.result()));
-      case IdempotencyTable.InProgress p ->
-          Reply.array(IN_PROGRESS, Reply.integer(Math.max(0, p.leaseUntil() - now)));
+      case IdempotencyTable.InProgress p -> inProgress(Math.max(0, p.leaseUntil() - now));
       case IdempotencyTable.Mismatch m -> Reply.array(MISMATCH, Reply.NULL);
     };
+  }
+
+  /** [in_progress, milliseconds the lease has left]. */
+  static Reply inProgress(long leftMillis) {
+    return Reply.array(IN_PROGRESS, Reply.integer(leftMillis));
   }
 }

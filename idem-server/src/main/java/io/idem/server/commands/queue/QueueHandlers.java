@@ -9,6 +9,7 @@ import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
 import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Entry;
+import io.idem.server.engine.Waits;
 import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -153,7 +154,7 @@ final class QueueHandlers {
                 tx.create(QueueCodec.INSTANCE, q, QueueCodec.RECIPE);
               }
               if (added.isNew()) {
-                QueueWaits.wake(call.engine(), call.arg(1));
+                call.engine().waits().wake(call.arg(1), null);
                 tx.log(
                     QueueCodec.OP_ADD,
                     new Op()
@@ -209,8 +210,34 @@ final class QueueHandlers {
     if (!r.jobs().isEmpty() || block < 0) {
       return r.reply();
     }
-    return QueueWaits.await(call.engine(), call.arg(1), count, lease, block, r.nextWake());
+    io.idem.server.engine.Engine engine = call.engine();
+    byte[] key = call.arg(1).clone();
+    int n = count;
+    long leaseMillis = lease;
+    return engine
+        .waits()
+        .await(
+            BLOCKED,
+            key,
+            null,
+            block,
+            () -> Reply.NULL_ARRAY,
+            wanted -> {
+              // Asked again under the key's lock: a waiter answered meanwhile (its timeout, EXEC,
+              // a closed connection) must lease nothing, or the jobs would wait for their lease
+              // with no one to run them.
+              Reserved again = tryReserve(engine, key, n, leaseMillis, wanted);
+              if (again.jobs().isEmpty()) {
+                return new Waits.Outcome.Later(again.nextWake());
+              }
+              return new Waits.Outcome.Deliver(
+                  again.reply(), () -> giveBack(engine, key, again.jobs()));
+            });
   }
+
+  /** Blocked reserves at once, on one server. */
+  static final Waits.Limit BLOCKED =
+      new Waits.Limit(10_000, "too many blocked reserves (10000); retry without BLOCK");
 
   /** What a reserve leased (its reply), and when to try again if it leased nothing. */
   record Reserved(List<Lease> jobs, Reply reply, long nextWake) {}
@@ -282,7 +309,7 @@ final class QueueHandlers {
                     QueueCodec.OP_RELEASE, new Op().bytes(j.id()).u64(j.token()).u64(now).done());
               }
             }
-            QueueWaits.wake(engine, key);
+            engine.waits().wake(key, null);
             return null;
           });
     } catch (RuntimeException e) {
@@ -346,7 +373,7 @@ final class QueueHandlers {
               tx.log(
                   QueueCodec.OP_FAIL,
                   new Op().u64(now).bytes(id).u64(token).text(error).u64(due).done());
-              QueueWaits.wake(call.engine(), call.arg(1));
+              call.engine().waits().wake(call.arg(1), null);
               return f == JobQueue.Failed.DEAD
                   ? Reply.array(Reply.bulk("dead"), Reply.NULL)
                   : Reply.array(Reply.bulk("retry"), Reply.integer(due));
@@ -409,7 +436,7 @@ final class QueueHandlers {
               }
               tx.log(op, new Op().bytes(id).u64(token).u64(at).done());
               if (wake) {
-                QueueWaits.wake(call.engine(), call.arg(1));
+                call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.integer(1);
             });
@@ -462,7 +489,7 @@ final class QueueHandlers {
               int n = q.replay(now, id);
               if (n > 0) {
                 tx.log(QueueCodec.OP_REPLAY, new Op().u64(now).bytes(id).done());
-                QueueWaits.wake(call.engine(), call.arg(1));
+                call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.integer(n);
             });

@@ -1,0 +1,247 @@
+package io.idem.server.engine;
+
+import io.idem.server.reply.Reply;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An engine's replies that wait for a key to change: QUEUE.RESERVE's BLOCK, IDEMKEY.BEGIN's WAIT. A
+ * waiter's reply is deferred, so no event loop waits. The engine's one waits thread tries it again
+ * when a write wakes what it waits on, and at the time its last try asked for. At its timeout it
+ * answers what its timeout says. A try that wrote (leased jobs, took a key over) replies once the
+ * write is in the write-ahead log, as any write's reply; if the waiter was answered meanwhile (its
+ * client went away), the try's undo runs instead. A waiter's scheduled tries and timeout are
+ * cancelled once it is answered, so the timer holds only live waiters.
+ */
+public final class Waits implements AutoCloseable {
+
+  /** What a try found. */
+  public sealed interface Outcome {
+    /** Nothing yet: try again when woken, or at {@code wakeAt} (ms; Long.MAX_VALUE: when woken). */
+    record Later(long wakeAt) implements Outcome {}
+
+    /** Answer this now; the try wrote nothing. */
+    record Answer(Reply reply) implements Outcome {}
+
+    /**
+     * The try wrote: reply once it is durable, or run {@code undo} on the waits thread if the
+     * waiter was answered meanwhile.
+     */
+    record Deliver(Reply reply, Runnable undo) implements Outcome {}
+  }
+
+  /**
+   * One try, which takes the key's lock itself and must write nothing once {@code wanted} is false
+   * there (a waiter answered meanwhile, by its timeout or a closed connection, takes nothing).
+   */
+  public interface Attempt {
+    Outcome attempt(BooleanSupplier wanted);
+  }
+
+  /** A kind of waiter and how many may wait at once on one engine; past it, {@code refusal}. */
+  public record Limit(int max, String refusal) {}
+
+  private record At(ByteBuffer key, ByteBuffer sub) {}
+
+  private final class Waiter {
+    final At at;
+    final Limit limit;
+    final Attempt attempt;
+    final Supplier<Reply> onTimeout;
+    final CompletableFuture<Reply> reply = new CompletableFuture<>();
+
+    /** Set once a try wrote: the timeout no longer answers, the try's reply is on its way. */
+    volatile boolean delivering;
+
+    volatile @Nullable ScheduledFuture<?> timeout;
+
+    /** The next scheduled try; set and replaced on the waits thread only. */
+    @Nullable ScheduledFuture<?> next;
+
+    Waiter(At at, Limit limit, Attempt attempt, Supplier<Reply> onTimeout) {
+      this.at = at;
+      this.limit = limit;
+      this.attempt = attempt;
+      this.onTimeout = onTimeout;
+    }
+  }
+
+  private static final byte[] NONE = new byte[0];
+
+  private final Engine engine;
+  private final ConcurrentHashMap<At, Set<Waiter>> waiting = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Limit, AtomicInteger> counts = new ConcurrentHashMap<>();
+  private volatile @Nullable ScheduledThreadPoolExecutor timer;
+
+  Waits(Engine engine) {
+    this.engine = engine;
+  }
+
+  /** The waits thread, started by the first waiter. */
+  private ScheduledThreadPoolExecutor timer() {
+    ScheduledThreadPoolExecutor t = timer;
+    if (t == null) {
+      synchronized (this) {
+        t = timer;
+        if (t == null) {
+          t =
+              new ScheduledThreadPoolExecutor(
+                  1, r -> Thread.ofPlatform().name("idem-waits").daemon().unstarted(r));
+          t.setRemoveOnCancelPolicy(true);
+          timer = t;
+        }
+      }
+    }
+    return t;
+  }
+
+  /**
+   * A deferred reply for a command that found nothing yet at {@code key} (and {@code sub}, an item
+   * in it, or null for the whole key), tried again as the class says; {@code timeoutMillis} 0: no
+   * limit. The first try runs at once on the waits thread, so a write between the command's own try
+   * and this registration is not missed.
+   */
+  public Reply await(
+      Limit limit,
+      byte[] key,
+      byte @Nullable [] sub,
+      long timeoutMillis,
+      Supplier<Reply> onTimeout,
+      Attempt attempt) {
+    AtomicInteger count = counts.computeIfAbsent(limit, l -> new AtomicInteger());
+    if (count.incrementAndGet() > limit.max()) {
+      count.decrementAndGet();
+      return Reply.err(limit.refusal());
+    }
+    At at = at(key.clone(), sub == null ? NONE : sub.clone());
+    Waiter w = new Waiter(at, limit, attempt, onTimeout);
+    waiting.computeIfAbsent(at, x -> ConcurrentHashMap.newKeySet()).add(w);
+    w.reply.whenComplete((r, e) -> forget(w));
+    ScheduledThreadPoolExecutor t = timer();
+    if (timeoutMillis > 0) {
+      w.timeout =
+          t.schedule(
+              () -> {
+                if (!w.delivering) {
+                  w.reply.complete(w.onTimeout.get());
+                }
+              },
+              timeoutMillis,
+              TimeUnit.MILLISECONDS);
+      if (w.reply.isDone()) {
+        w.timeout.cancel(false); // answered before the timeout was set
+      }
+    }
+    t.execute(() -> attempt(w));
+    return new Reply.Deferred(w.reply);
+  }
+
+  /** After a write that may let waiters at {@code key} (and {@code sub}, or null) go on. */
+  public void wake(byte[] key, byte @Nullable [] sub) {
+    Set<Waiter> set = waiting.get(at(key, sub == null ? NONE : sub));
+    if (set != null) {
+      ScheduledThreadPoolExecutor t = timer();
+      for (Waiter w : set) {
+        t.execute(() -> attempt(w));
+      }
+    }
+  }
+
+  /** Waiters now, of every kind. */
+  public int size() {
+    int n = 0;
+    for (AtomicInteger c : counts.values()) {
+      n += c.get();
+    }
+    return n;
+  }
+
+  /** Tries and timeouts scheduled now: only live waiters' (tests). */
+  int scheduled() {
+    ScheduledThreadPoolExecutor t = timer;
+    return t == null ? 0 : t.getQueue().size();
+  }
+
+  private static At at(byte[] key, byte[] sub) {
+    return new At(ByteBuffer.wrap(key), ByteBuffer.wrap(sub));
+  }
+
+  private void forget(Waiter w) {
+    ScheduledFuture<?> t = w.timeout;
+    if (t != null) {
+      t.cancel(false);
+    }
+    ScheduledThreadPoolExecutor timer = this.timer;
+    if (timer != null) {
+      timer.execute(
+          () -> {
+            if (w.next != null) {
+              w.next.cancel(false);
+            }
+          });
+    }
+    Set<Waiter> set = waiting.get(w.at);
+    if (set != null && set.remove(w)) {
+      counts.get(w.limit).decrementAndGet();
+      if (set.isEmpty()) {
+        waiting.remove(w.at, set);
+      }
+    }
+  }
+
+  private void attempt(Waiter w) {
+    if (w.reply.isDone() || w.delivering) {
+      return; // answered, or its write is on its way (a wake queued another try meanwhile)
+    }
+    Outcome o;
+    try {
+      o = w.attempt.attempt(() -> !w.reply.isDone() && !w.delivering);
+    } catch (RuntimeException e) { // the key was deleted, or holds another type now
+      w.reply.complete(Reply.err("the waiting command failed: " + e.getMessage()));
+      return;
+    }
+    switch (o) {
+      case Outcome.Later later -> {
+        if (w.next != null) {
+          w.next.cancel(false);
+          w.next = null;
+        }
+        if (later.wakeAt() != Long.MAX_VALUE && later.wakeAt() != Long.MIN_VALUE) {
+          long delay = Math.max(0, later.wakeAt() - engine.now());
+          w.next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
+        }
+      }
+      case Outcome.Answer a -> w.reply.complete(a.reply());
+      case Outcome.Deliver d -> {
+        // The timeout runs on this thread too, so it cannot answer between the write and this.
+        w.delivering = true;
+        engine
+            .journal()
+            .whenDurable(
+                engine.journal().lastSeq(),
+                () -> {
+                  if (!w.reply.complete(d.reply())) {
+                    timer().execute(d.undo());
+                  }
+                });
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    ScheduledThreadPoolExecutor t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package io.idem.server.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.idem.server.reply.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class WaitsTest {
+  private final Engine engine = Engine.inMemory();
+  private final Waits waits = engine.waits();
+  private static final Waits.Limit LIMIT = new Waits.Limit(3, "too many");
+  private static final byte[] KEY = "k".getBytes(StandardCharsets.UTF_8);
+
+  @AfterEach
+  void close() {
+    engine.close();
+  }
+
+  private static Reply answer(Reply deferred) throws Exception {
+    return ((Reply.Deferred) deferred).future().get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aWakeAnswersAndCancelsTheWaitersTimers() throws Exception {
+    AtomicBoolean ready = new AtomicBoolean();
+    long later = engine.now() + 60_000;
+    Reply r =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            60_000,
+            () -> Reply.simple("timeout"),
+            wanted ->
+                ready.get()
+                    ? new Waits.Outcome.Answer(Reply.simple("woken"))
+                    : new Waits.Outcome.Later(later));
+    // The first try (at once) found nothing: its timeout and its next try are scheduled.
+    awaitScheduled(2);
+    ready.set(true);
+    waits.wake(KEY, null);
+    assertThat(answer(r)).isEqualTo(Reply.simple("woken"));
+    awaitScheduled(0);
+    assertThat(waits.size()).isZero();
+  }
+
+  @Test
+  void aWakeOfAnotherItemLeavesTheWaiterAlone() throws Exception {
+    AtomicInteger tries = new AtomicInteger();
+    byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+    Reply r =
+        waits.await(
+            LIMIT,
+            KEY,
+            a,
+            300,
+            () -> Reply.simple("timeout"),
+            wanted -> {
+              tries.incrementAndGet();
+              return new Waits.Outcome.Later(Long.MAX_VALUE);
+            });
+    waits.wake(KEY, "b".getBytes(StandardCharsets.UTF_8));
+    waits.wake("other".getBytes(StandardCharsets.UTF_8), a);
+    assertThat(answer(r)).isEqualTo(Reply.simple("timeout"));
+    assertThat(tries.get()).isEqualTo(1); // the first try only
+    awaitScheduled(0);
+  }
+
+  @Test
+  void pastTheLimitAWaitIsRefusedAndAnsweredOnesFreeTheirPlace() throws Exception {
+    Reply[] held = new Reply[3];
+    for (int i = 0; i < 3; i++) {
+      held[i] =
+          waits.await(
+              LIMIT, KEY, null, 0, () -> Reply.NULL, w -> new Waits.Outcome.Later(Long.MAX_VALUE));
+    }
+    Reply refused =
+        waits.await(
+            LIMIT, KEY, null, 0, () -> Reply.NULL, w -> new Waits.Outcome.Later(Long.MAX_VALUE));
+    assertThat(refused).isEqualTo(Reply.err("too many"));
+    ((Reply.Deferred) held[0]).future().complete(Reply.NULL); // its client went away
+    Reply admitted =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            0,
+            () -> Reply.NULL,
+            w -> new Waits.Outcome.Answer(Reply.simple("ok")));
+    assertThat(answer(admitted)).isEqualTo(Reply.simple("ok"));
+  }
+
+  @Test
+  void aWriteForAnAnsweredWaiterIsUndone() throws Exception {
+    AtomicBoolean undone = new AtomicBoolean();
+    AtomicBoolean write = new AtomicBoolean();
+    Reply r =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            0,
+            () -> Reply.NULL,
+            wanted -> {
+              if (!write.get()) {
+                return new Waits.Outcome.Later(Long.MAX_VALUE);
+              }
+              // The waiter is answered between the write and its delivery (a closed connection).
+              ((Reply.Deferred) heldReply[0]).future().complete(Reply.simple("closed"));
+              return new Waits.Outcome.Deliver(Reply.simple("leased"), () -> undone.set(true));
+            });
+    heldReply[0] = r;
+    write.set(true);
+    waits.wake(KEY, null);
+    assertThat(answer(r)).isEqualTo(Reply.simple("closed"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!undone.get() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(undone).isTrue();
+  }
+
+  private final Reply[] heldReply = new Reply[1];
+
+  private void awaitScheduled(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (waits.scheduled() != n && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(waits.scheduled()).isEqualTo(n);
+  }
+}

@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -77,6 +78,11 @@ public final class Waits implements AutoCloseable {
 
   private static final byte[] NONE = new byte[0];
 
+  /** Wakes counted by a hash of what they woke: how a waiter knows it may have missed one. */
+  private static final int STRIPES = 1024;
+
+  private final AtomicLongArray wakes = new AtomicLongArray(STRIPES);
+
   private final Engine engine;
   private final ConcurrentHashMap<At, Set<Waiter>> waiting = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<Limit, AtomicInteger> counts = new ConcurrentHashMap<>();
@@ -105,15 +111,26 @@ public final class Waits implements AutoCloseable {
   }
 
   /**
+   * What a command reads before its own try, and gives {@link #await} if it then waits: whether a
+   * wake of what it waits on came between its try and its registration.
+   */
+  public long seen(byte[] key, byte @Nullable [] sub) {
+    return wakes.get(stripe(key, sub));
+  }
+
+  /**
    * A deferred reply for a command that found nothing yet at {@code key} (and {@code sub}, an item
-   * in it, or null for the whole key), tried again as the class says; {@code timeoutMillis} 0: no
-   * limit. The first try runs at once on the waits thread, so a write between the command's own try
+   * in it, or null for the whole key), tried again as the class says, first at {@code wakeAt}
+   * (Long.MAX_VALUE: when woken); {@code timeoutMillis} 0: no limit. If a wake came since {@code
+   * seen} (read before the command's own try), it tries again at once, so a write between that try
    * and this registration is not missed.
    */
   public Reply await(
       Limit limit,
       byte[] key,
       byte @Nullable [] sub,
+      long seen,
+      long wakeAt,
       long timeoutMillis,
       Supplier<Reply> onTimeout,
       Attempt attempt) {
@@ -141,12 +158,25 @@ public final class Waits implements AutoCloseable {
         w.timeout.cancel(false); // answered before the timeout was set
       }
     }
-    t.execute(() -> attempt(w));
+    // Registered before the count is read again, as a wake counts before it looks for waiters:
+    // one of the two sees the other.
+    if (wakes.get(stripe(key, sub)) != seen) {
+      t.execute(() -> attempt(w));
+    } else {
+      t.execute(() -> later(w, wakeAt));
+    }
     return new Reply.Deferred(w.reply);
+  }
+
+  private static int stripe(byte[] key, byte @Nullable [] sub) {
+    int h =
+        java.util.Arrays.hashCode(key) * 31 + (sub == null ? 0 : java.util.Arrays.hashCode(sub));
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 
   /** After a write that may let waiters at {@code key} (and {@code sub}, or null) go on. */
   public void wake(byte[] key, byte @Nullable [] sub) {
+    wakes.incrementAndGet(stripe(key, sub));
     Set<Waiter> set = waiting.get(at(key, sub == null ? NONE : sub));
     if (set != null) {
       ScheduledThreadPoolExecutor t = timer();
@@ -210,16 +240,7 @@ public final class Waits implements AutoCloseable {
       return;
     }
     switch (o) {
-      case Outcome.Later later -> {
-        if (w.next != null) {
-          w.next.cancel(false);
-          w.next = null;
-        }
-        if (later.wakeAt() != Long.MAX_VALUE && later.wakeAt() != Long.MIN_VALUE) {
-          long delay = Math.max(0, later.wakeAt() - engine.now());
-          w.next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
-        }
-      }
+      case Outcome.Later later -> later(w, later.wakeAt());
       case Outcome.Answer a -> w.reply.complete(a.reply());
       case Outcome.Deliver d -> {
         // The timeout runs on this thread too, so it cannot answer between the write and this.
@@ -234,6 +255,18 @@ public final class Waits implements AutoCloseable {
                   }
                 });
       }
+    }
+  }
+
+  /** Schedules the waiter's next try at {@code wakeAt}, in place of the one scheduled before. */
+  private void later(Waiter w, long wakeAt) {
+    if (w.next != null) {
+      w.next.cancel(false);
+      w.next = null;
+    }
+    if (!w.reply.isDone() && wakeAt != Long.MAX_VALUE && wakeAt != Long.MIN_VALUE) {
+      long delay = Math.max(0, wakeAt - engine.now());
+      w.next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
     }
   }
 

@@ -34,13 +34,15 @@ class WaitsTest {
             LIMIT,
             KEY,
             null,
+            waits.seen(KEY, null),
+            later,
             60_000,
             () -> Reply.simple("timeout"),
             wanted ->
                 ready.get()
                     ? new Waits.Outcome.Answer(Reply.simple("woken"))
                     : new Waits.Outcome.Later(later));
-    // The first try (at once) found nothing: its timeout and its next try are scheduled.
+    // No wake since the command's own try: its timeout and its next try are scheduled.
     awaitScheduled(2);
     ready.set(true);
     waits.wake(KEY, null);
@@ -58,6 +60,8 @@ class WaitsTest {
             LIMIT,
             KEY,
             a,
+            waits.seen(KEY, a),
+            Long.MAX_VALUE,
             300,
             () -> Reply.simple("timeout"),
             wanted -> {
@@ -67,7 +71,7 @@ class WaitsTest {
     waits.wake(KEY, "b".getBytes(StandardCharsets.UTF_8));
     waits.wake("other".getBytes(StandardCharsets.UTF_8), a);
     assertThat(answer(r)).isEqualTo(Reply.simple("timeout"));
-    assertThat(tries.get()).isEqualTo(1); // the first try only
+    assertThat(tries.get()).isZero();
     awaitScheduled(0);
   }
 
@@ -75,13 +79,10 @@ class WaitsTest {
   void pastTheLimitAWaitIsRefusedAndAnsweredOnesFreeTheirPlace() throws Exception {
     Reply[] held = new Reply[3];
     for (int i = 0; i < 3; i++) {
-      held[i] =
-          waits.await(
-              LIMIT, KEY, null, 0, () -> Reply.NULL, w -> new Waits.Outcome.Later(Long.MAX_VALUE));
+      held[i] = waits.await(LIMIT, KEY, null, 0, Long.MAX_VALUE, 0, () -> Reply.NULL, w -> later());
     }
     Reply refused =
-        waits.await(
-            LIMIT, KEY, null, 0, () -> Reply.NULL, w -> new Waits.Outcome.Later(Long.MAX_VALUE));
+        waits.await(LIMIT, KEY, null, 0, Long.MAX_VALUE, 0, () -> Reply.NULL, w -> later());
     assertThat(refused).isEqualTo(Reply.err("too many"));
     ((Reply.Deferred) held[0]).future().complete(Reply.NULL); // its client went away
     Reply admitted =
@@ -89,6 +90,8 @@ class WaitsTest {
             LIMIT,
             KEY,
             null,
+            -1, // a wake came since the command's try: tried at once
+            Long.MAX_VALUE,
             0,
             () -> Reply.NULL,
             w -> new Waits.Outcome.Answer(Reply.simple("ok")));
@@ -104,6 +107,8 @@ class WaitsTest {
             LIMIT,
             KEY,
             null,
+            waits.seen(KEY, null),
+            Long.MAX_VALUE,
             0,
             () -> Reply.NULL,
             wanted -> {
@@ -126,6 +131,32 @@ class WaitsTest {
   }
 
   private final Reply[] heldReply = new Reply[1];
+
+  private static Waits.Outcome later() {
+    return new Waits.Outcome.Later(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aWakeBetweenTheCommandsTryAndItsRegistrationIsNotMissed() throws Exception {
+    long seen = waits.seen(KEY, null);
+    AtomicBoolean written = new AtomicBoolean();
+    written.set(true); // the write the command's try did not see ...
+    waits.wake(KEY, null); // ... woke no one: no one was registered yet
+    Reply r =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            seen,
+            Long.MAX_VALUE,
+            0,
+            () -> Reply.NULL,
+            w ->
+                written.get()
+                    ? new Waits.Outcome.Answer(Reply.simple("found"))
+                    : new Waits.Outcome.Later(Long.MAX_VALUE));
+    assertThat(answer(r)).isEqualTo(Reply.simple("found"));
+  }
 
   private void awaitScheduled(int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -45,6 +45,7 @@ public final class IdemKeyBeginCommand implements Handler {
     if (wait >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
       throw CommandException.err(IdemKeyArgs.WAIT_ON_LOG);
     }
+    long seen = wait < 0 ? 0 : call.engine().waits().seen(call.arg(1), id);
     Attempt a = attempt(call.engine(), call.arg(1), id, fp, lease, () -> true);
     if (wait < 0 || !(a.begun() instanceof IdempotencyTable.InProgress p)) {
       return a.reply();
@@ -60,6 +61,8 @@ public final class IdemKeyBeginCommand implements Handler {
             WAITING,
             key,
             id,
+            seen,
+            p.leaseUntil(),
             wait,
             () -> IdemKeys.inProgress(Math.max(0, leaseUntil[0] - engine.now())),
             wanted -> {

@@ -206,6 +206,7 @@ final class QueueHandlers {
     if (block >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
       throw CommandException.err("BLOCK is not supported on a cluster node with a log");
     }
+    long seen = block < 0 ? 0 : call.engine().waits().seen(call.arg(1), null);
     Reserved r = tryReserve(call.engine(), call.arg(1), count, lease, () -> true);
     if (!r.jobs().isEmpty() || block < 0) {
       return r.reply();
@@ -220,6 +221,8 @@ final class QueueHandlers {
             BLOCKED,
             key,
             null,
+            seen,
+            r.nextWake(),
             block,
             () -> Reply.NULL_ARRAY,
             wanted -> {

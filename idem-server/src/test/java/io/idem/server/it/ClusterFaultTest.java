@@ -168,6 +168,21 @@ class ClusterFaultTest {
     /** Acks whose reply never came: queue + job id to their signatures. */
     final Map<String, Set<String>> unanswered = new ConcurrentHashMap<>();
 
+    /** Idempotency keys: table + id to every token a begin started it with. */
+    final Map<String, List<Long>> idemTokens = new ConcurrentHashMap<>();
+
+    /** Table + id to the result a COMPLETE stored (it answered 1). */
+    final Map<String, String> idemStored = new ConcurrentHashMap<>();
+
+    /** Table + id to every result a begin answered done with. */
+    final Map<String, Set<String>> idemAnswers = new ConcurrentHashMap<>();
+
+    /** Table + id to the results of completes whose reply never came. */
+    final Map<String, Set<String>> idemUnanswered = new ConcurrentHashMap<>();
+
+    final AtomicLong idemDoubleStores = new AtomicLong();
+    final AtomicLong idemMismatches = new AtomicLong();
+
     Run(Path dir, long seed, int seconds) {
       this.dir = dir;
       this.seed = seed;
@@ -176,8 +191,9 @@ class ClusterFaultTest {
 
     String summary() {
       return String.format(
-          "%d s, %d acknowledged writes, %d failed or unanswered, %d jobs done, faults %s",
-          seconds, acked.get(), failed.get(), done.size(), faults);
+          "%d s, %d acknowledged writes, %d failed or unanswered, %d jobs done, %d idempotency"
+              + " keys stored, faults %s",
+          seconds, acked.get(), failed.get(), done.size(), idemStored.size(), faults);
     }
 
     void start(int i) throws IOException {
@@ -266,6 +282,7 @@ class ClusterFaultTest {
                 Thread.ofPlatform().name("writer-" + w).start(() -> write(provider, first)));
           }
           threads.add(Thread.ofPlatform().name("worker").start(() -> work(provider, 3000)));
+          threads.add(Thread.ofPlatform().name("idempotency").start(() -> idempotency(provider)));
           inject(random);
           stop.set(true);
           for (Thread t : threads) {
@@ -298,7 +315,8 @@ class ClusterFaultTest {
                 new String[] {"CF.RESERVE", "cf" + tag, "100000"},
                 new String[] {"DEDUP.RESERVE", "dx" + tag, "1d", "EXACT", "CAPACITY", "100000"},
                 new String[] {"DEDUP.RESERVE", "df" + tag, "1d", "FILTER", "0.01", "100000"},
-                new String[] {"DEDUP.RESERVE", "dr" + tag, "1d", "RECENT", "4096"})) {
+                new String[] {"DEDUP.RESERVE", "dr" + tag, "1d", "RECENT", "4096"},
+                new String[] {"IDEMKEY.RESERVE", "ik" + tag, "1d", "LEASE", "2s"})) {
           try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(c[1])))) {
             assertThat(s(conn.executeCommand(raw(c)))).as(String.join(" ", c)).isEqualTo("OK");
           }
@@ -559,6 +577,126 @@ class ClusterFaultTest {
       return seen;
     }
 
+    /**
+     * API requests under idempotency keys, a third of them retries of an earlier key, until told to
+     * stop: a begin that starts a key completes it with a result naming its token, abandons it now
+     * and then, or leaves it to its lease's end (a caller that died); records every token handed
+     * out, every result stored and every result answered.
+     */
+    void idempotency(ClusterConnectionProvider provider) {
+      Random r = new Random(seed * 13);
+      for (long n = 0; !stop.get(); n++) {
+        long request = n > 10 && r.nextInt(3) == 0 ? r.nextLong(n) : n;
+        String table = "ik{t" + request % TAGS + "}";
+        String id = "req-" + request;
+        String name = table + " " + id;
+        List<?> begun;
+        String[] begin = {
+          "IDEMKEY.BEGIN", table, id, "FINGERPRINT", "fp-" + request, "LEASE", "2000ms"
+        };
+        try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(table)))) {
+          begun = (List<?>) conn.executeCommand(raw(begin));
+        } catch (RuntimeException e) {
+          failed.incrementAndGet();
+          pause(100);
+          renew(provider);
+          continue;
+        }
+        switch (s(begun.get(0))) {
+          case "started" -> {
+            long token = (Long) begun.get(1);
+            acked.incrementAndGet();
+            ackedWrites.add(signature(begin));
+            idemTokens
+                .computeIfAbsent(
+                    name, k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                .add(token);
+            int fate = r.nextInt(10);
+            if (fate == 9) {
+              continue; // as a caller that died: the lease runs out, a retry takes the key over
+            }
+            String result = "result of " + id + " under " + token;
+            String[] end =
+                fate == 8
+                    ? new String[] {"IDEMKEY.ABANDON", table, id, Long.toString(token)}
+                    : new String[] {"IDEMKEY.COMPLETE", table, id, Long.toString(token), result};
+            try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(table)))) {
+              Object reply = conn.executeCommand(raw(end));
+              if (fate != 8 && Long.valueOf(1).equals(reply)) {
+                acked.incrementAndGet();
+                ackedWrites.add(signature(end));
+                if (idemStored.putIfAbsent(name, result) != null) {
+                  idemDoubleStores.incrementAndGet();
+                }
+              }
+            } catch (RuntimeException e) {
+              if (fate != 8) {
+                idemUnanswered
+                    .computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet())
+                    .add(result);
+              }
+              failed.incrementAndGet();
+              pause(100);
+              renew(provider);
+            }
+          }
+          case "done" ->
+              idemAnswers
+                  .computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet())
+                  .add(s(begun.get(1)));
+          case "mismatch" -> idemMismatches.incrementAndGet();
+          default -> {} // in progress: another request holds it
+        }
+      }
+    }
+
+    /**
+     * Idempotency keys after the run: one result stored a key, every done answer that result (or,
+     * when no complete's reply came, one of the unanswered completes'), a token never handed out
+     * twice, and every holder answers a stored key's result.
+     */
+    void checkIdempotency() throws IOException {
+      assertThat(idemStored).as("idempotency keys stored").isNotEmpty();
+      assertThat(idemDoubleStores.get()).as("keys two completes stored").isZero();
+      assertThat(idemMismatches.get()).as("mismatches of equal fingerprints").isZero();
+      for (Map.Entry<String, List<Long>> t : idemTokens.entrySet()) {
+        assertThat(new HashSet<>(t.getValue()))
+            .as("tokens of %s", t.getKey())
+            .hasSameSizeAs(t.getValue());
+      }
+      for (Map.Entry<String, Set<String>> a : idemAnswers.entrySet()) {
+        assertThat(a.getValue()).as("the results %s was answered with", a.getKey()).hasSize(1);
+        String answer = a.getValue().iterator().next();
+        String stored = idemStored.get(a.getKey());
+        if (stored != null) {
+          assertThat(answer)
+              .as("%s's answer against its stored result", a.getKey())
+              .isEqualTo(stored);
+        } else {
+          assertThat(idemUnanswered.getOrDefault(a.getKey(), Set.of()))
+              .as("%s answered a result no complete sent", a.getKey())
+              .contains(answer);
+        }
+      }
+      for (Map.Entry<String, String> e : idemStored.entrySet()) {
+        String table = e.getKey().substring(0, e.getKey().indexOf(' '));
+        String id = e.getKey().substring(e.getKey().indexOf(' ') + 1);
+        for (ClusterTopology.Node n : holders(table)) {
+          try (RespClient c = new RespClient(n.port())) {
+            List<?> state = (List<?>) c.call("IDEMKEY.GET", table, id);
+            Map<String, String> fields = new HashMap<>();
+            for (int i = 0; i + 1 < state.size(); i += 2) {
+              fields.put(s(state.get(i)), s(state.get(i + 1)));
+            }
+            assertThat(fields)
+                .as("%s on %s", e.getKey(), n.name())
+                .containsEntry("state", "done")
+                .containsEntry("result", e.getValue());
+          }
+        }
+      }
+    }
+
     /** After the faults: work until every queue is empty. */
     void drain(ClusterConnectionProvider provider) throws InterruptedException {
       renew(provider);
@@ -776,6 +914,7 @@ class ClusterFaultTest {
           checkNode(i, c, model);
         }
       }
+      checkIdempotency();
 
       // Queues: every acknowledged add done exactly once, and never handed out after its ack.
       // A job no ack answered 1 for was done by an ack whose reply was lost: that ack is in the

@@ -52,10 +52,16 @@ final class IdempotentExchange {
       Handler handler)
       throws Exception {
     byte[] fp = fingerprint(method, target, body);
-    IdempotencyKeys.Begin b = keys.begin(key, fp, policy.lease());
-    Duration wait = policy.waitWhileInProgress();
-    if (b instanceof IdempotencyKeys.InProgress && !wait.isZero()) {
-      b = keys.begin(key, fp, policy.lease(), wait);
+    IdempotencyKeys.Begin b;
+    try {
+      b = keys.begin(key, fp, policy.lease());
+      Duration wait = policy.waitWhileInProgress();
+      if (b instanceof IdempotencyKeys.InProgress && !wait.isZero()) {
+        b = keys.begin(key, fp, policy.lease(), wait);
+      }
+    } catch (IdemException e) {
+      // Unreachable, timed out or refusing: the request is not run, as it could not be run once.
+      return new Answer(UNAVAILABLE, false);
     }
     return switch (b) {
       case IdempotencyKeys.Done d -> new Answer(StoredResponse.decode(d.result()), true);
@@ -123,6 +129,16 @@ final class IdempotentExchange {
       }
     }
   }
+
+  /** The answer when Idem cannot begin the key (down, slow past the client's timeout, refusing). */
+  static final StoredResponse UNAVAILABLE =
+      withHeader(
+          problem(
+              503,
+              "Idempotency store unavailable",
+              "The request was not run, as it could not be run only once; retry later."),
+          "Retry-After",
+          "1");
 
   /** The answer to a body over the policy's bound. */
   static final StoredResponse TOO_LARGE =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpServer;
+import io.idem.client.IdemClient;
 import io.idem.client.IdempotencyKeys;
 import io.idem.client.WithServer;
 import java.net.InetSocketAddress;
@@ -190,6 +191,23 @@ class IdempotencyHttpFilterTest extends WithServer {
     assertThat(runs).hasValue(0);
     assertThat(post(uri, "small", "1234567890").statusCode()).isEqualTo(200);
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void anUnreachableStore_is503WithRetryAfter_andRunsNothing() throws Exception {
+    keys.close();
+    try (IdemClient quick =
+        IdemClient.create("redis://127.0.0.1:" + server.port() + "?timeout=500ms")) {
+      keys = quick.idempotencyKeys("api");
+      URI uri = serve(IdempotencyPolicy.defaults(), 200);
+      assertThat(post(uri, "up", "b").statusCode()).isEqualTo(200);
+      server.close(); // Idem goes away under the running service
+      HttpResponse<byte[]> r = post(uri, "down", "b");
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
+      assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+      assertThat(runs).as("only the request made while Idem was up").hasValue(1);
+    }
   }
 
   @Test

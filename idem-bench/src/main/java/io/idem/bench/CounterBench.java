@@ -144,7 +144,7 @@ public final class CounterBench {
     // (RocksDB compacts what the load wrote for a while after it; Redis has nothing to do).
     for (int i = 0; i < targets.size(); i++) {
       for (Target t : targets) {
-        results.get(i).put("settle", fmt(settle(t.pid())));
+        results.get(i).put("settle", fmt(ProcStat.settle(t.pid())));
       }
       latency(targets.get(i), workload, end, rate, warmup, seconds, connections, results.get(i));
     }
@@ -323,24 +323,6 @@ public final class CounterBench {
     } else {
       out.add(r);
     }
-  }
-
-  /**
-   * Waits until the process uses under 5 % of a core over a second (at most two minutes); returns
-   * the seconds waited.
-   */
-  private static double settle(long pid) throws IOException, InterruptedException {
-    long t0 = System.nanoTime();
-    long ticks = ProcStat.cpuTicks(pid);
-    for (int i = 0; i < 120; i++) {
-      Thread.sleep(1000);
-      long now = ProcStat.cpuTicks(pid);
-      if (now - ticks < 5) { // clock ticks are 1/100 s
-        break;
-      }
-      ticks = now;
-    }
-    return (System.nanoTime() - t0) / 1e9;
   }
 
   private static void latency(

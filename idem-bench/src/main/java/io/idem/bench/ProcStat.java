@@ -19,6 +19,25 @@ public final class ProcStat {
 
   private ProcStat() {}
 
+  /**
+   * Waits until the process uses under 5 % of a core over a second (at most two minutes), so that a
+   * latency run does not pay for the work a load left behind (RocksDB's compactions); returns the
+   * seconds waited.
+   */
+  static double settle(long pid) throws IOException, InterruptedException {
+    long t0 = System.nanoTime();
+    long ticks = cpuTicks(pid);
+    for (int i = 0; i < 120; i++) {
+      Thread.sleep(1000);
+      long now = cpuTicks(pid);
+      if (now - ticks < 5) { // clock ticks are 1/100 s
+        break;
+      }
+      ticks = now;
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
   /** utime + stime of a process, in clock ticks. */
   static long cpuTicks(long pid) throws IOException {
     long[] t = userSystemTicks(Files.readString(Path.of("/proc/" + pid + "/stat")));

@@ -72,32 +72,12 @@ public final class CounterBench {
   private CounterBench() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (UsageException e) {
-      System.err.println("CounterBench: " + e.getMessage());
-      System.err.print(USAGE);
-      System.exit(2);
-    } catch (IOException | RuntimeException | InterruptedException e) {
-      System.err.println("CounterBench: FAILED: " + e);
-      System.exit(1);
-    }
+    Flags.main("CounterBench", USAGE, KNOWN, args, CounterBench::run);
   }
 
   private record Target(Side side, HostPort at, long pid, @Nullable Path dir) {}
 
-  private static void run(String[] args) throws IOException, InterruptedException {
-    Map<String, String> v = new LinkedHashMap<>();
-    for (int k = 0; k < args.length; k++) {
-      if (args[k].equals("-h") || args[k].equals("--help")) {
-        System.out.print(USAGE);
-        return;
-      }
-      if (!KNOWN.contains(args[k]) || k + 1 == args.length) {
-        throw new UsageException("unknown option or missing value: " + args[k]);
-      }
-      v.put(args[k], args[++k]);
-    }
+  private static void run(Map<String, String> v) throws IOException, InterruptedException {
     int events = (int) number(v, "--events", 400_000, 1000, 20_000_000);
     int population = (int) number(v, "--population", 1_000_000, 10, 1_000_000_000);
     double rate = number(v, "--rate", 20_000, 1, 1_000_000);

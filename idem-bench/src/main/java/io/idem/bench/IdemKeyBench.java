@@ -77,16 +77,7 @@ public final class IdemKeyBench {
   private IdemKeyBench() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (UsageException e) {
-      System.err.println("IdemKeyBench: " + e.getMessage());
-      System.err.print(USAGE);
-      System.exit(2);
-    } catch (IOException | RuntimeException | InterruptedException e) {
-      System.err.println("IdemKeyBench: FAILED: " + e);
-      System.exit(1);
-    }
+    Flags.main("IdemKeyBench", USAGE, KNOWN, args, IdemKeyBench::run);
   }
 
   private record Target(String name, Design design, HostPort at, long pid, @Nullable Path dir) {}
@@ -110,37 +101,26 @@ public final class IdemKeyBench {
   private static final long LEASE_MILLIS = 30_000;
   private static final long RETENTION_SECONDS = 30L * 24 * 3600;
 
-  private static void run(String[] args) throws IOException, InterruptedException {
-    Map<String, String> v = new LinkedHashMap<>();
-    for (int k = 0; k < args.length; k++) {
-      if (args[k].equals("-h") || args[k].equals("--help")) {
-        System.out.print(USAGE);
-        return;
-      }
-      if (!KNOWN.contains(args[k]) || k + 1 == args.length) {
-        throw new UsageException("unknown option or missing value: " + args[k]);
-      }
-      v.put(args[k], args[++k]);
-    }
+  private static void run(Map<String, String> v) throws IOException, InterruptedException {
     Settings s =
         new Settings(
-            (int) number(v, "--stored", 1_000_000, 1000, 50_000_000),
-            number(v, "--rate", 10_000, 1, 1_000_000),
-            number(v, "--seconds", 20, 1, 3600),
-            number(v, "--warmup", 10, 0, 3600),
-            number(v, "--retries", 0.25, 0, 0.9),
-            number(v, "--work-ms", 20, 0, 10_000),
-            number(v, "--retry-seconds", 5, 0.001, 3600),
-            (int) number(v, "--result-bytes", 256, 2, 65_536),
-            (int) number(v, "--connections", 8, 1, 256),
-            (int) number(v, "--saturation", 600_000, 1000, 50_000_000),
-            number(v, "--saturation-mix-rate", 50_000, 1, 10_000_000),
-            (int) number(v, "--in-flight", 2000, 1, 100_000),
-            (long) number(v, "--seed", 42, 0, Long.MAX_VALUE));
+            (int) Flags.number(v, "--stored", 1_000_000, 1000, 50_000_000),
+            Flags.number(v, "--rate", 10_000, 1, 1_000_000),
+            Flags.number(v, "--seconds", 20, 1, 3600),
+            Flags.number(v, "--warmup", 10, 0, 3600),
+            Flags.number(v, "--retries", 0.25, 0, 0.9),
+            Flags.number(v, "--work-ms", 20, 0, 10_000),
+            Flags.number(v, "--retry-seconds", 5, 0.001, 3600),
+            (int) Flags.number(v, "--result-bytes", 256, 2, 65_536),
+            (int) Flags.number(v, "--connections", 8, 1, 256),
+            (int) Flags.number(v, "--saturation", 600_000, 1000, 50_000_000),
+            Flags.number(v, "--saturation-mix-rate", 50_000, 1, 10_000_000),
+            (int) Flags.number(v, "--in-flight", 2000, 1, 100_000),
+            (long) Flags.number(v, "--seed", 42, 0, Long.MAX_VALUE));
     if (s.retrySeconds() * 1000 <= s.workMillis()) {
       throw new UsageException("--retry-seconds must be longer than --work-ms");
     }
-    double pollMillis = number(v, "--poll-ms", 20, 0.1, 10_000);
+    double pollMillis = Flags.number(v, "--poll-ms", 20, 0.1, 10_000);
     List<Target> targets = new ArrayList<>(); // in the order given: who goes first alternates
     for (String side : v.keySet()) {
       if (side.equals("--redis")) {
@@ -149,7 +129,7 @@ public final class IdemKeyBench {
                 "Redis",
                 new Design.Redis(LEASE_MILLIS, RETENTION_SECONDS, pollMillis),
                 HostPort.parse("--redis", v.get("--redis")),
-                (long) number(v, "--redis-pid", 0, 1, Long.MAX_VALUE),
+                (long) Flags.number(v, "--redis-pid", 0, 1, Long.MAX_VALUE),
                 null));
       } else if (side.equals("--idem")) {
         targets.add(
@@ -157,7 +137,7 @@ public final class IdemKeyBench {
                 "Idem",
                 new Design.Idem(TABLE, LEASE_MILLIS),
                 HostPort.parse("--idem", v.get("--idem")),
-                (long) number(v, "--idem-pid", 0, 1, Long.MAX_VALUE),
+                (long) Flags.number(v, "--idem-pid", 0, 1, Long.MAX_VALUE),
                 Path.of(v.getOrDefault("--idem-dir", "."))));
       }
     }
@@ -197,7 +177,12 @@ public final class IdemKeyBench {
       Mix month = new Mix(s.stored(), s.saturationMixRate(), 0, 0, 1, s.resultBytes(), s.seed());
       Run.Result load =
           Run.run(
-              t.design(), month, host, port, s.connections(), 1e7, 0, 0, s.inFlight(), () -> {});
+              t.design(),
+              month,
+              host,
+              port,
+              new Run.Plan(s.connections(), 1e7, 0, 0, s.inFlight()),
+              () -> {});
       r.put("load/s", fmt(load.perSecond()));
       long mem = t.dir() == null ? usedMemory(c) - memBefore : infoNumber(c, "Memory bytes");
       r.put("mem/key", fmt((double) mem / s.stored()));
@@ -229,11 +214,7 @@ public final class IdemKeyBench {
               mix,
               host,
               port,
-              s.connections(),
-              s.rate(),
-              s.warmup(),
-              s.workMillis(),
-              s.inFlight(),
+              new Run.Plan(s.connections(), s.rate(), s.warmup(), s.workMillis(), s.inFlight()),
               () -> ticks[0] = cpuTicks(t.pid()));
       long cpuMicros = (cpuTicks(t.pid()) - ticks[0]) * ProcStat.TICK_MILLIS * 1000;
       check(t, lat);
@@ -268,11 +249,12 @@ public final class IdemKeyBench {
               sat,
               host,
               port,
-              s.connections(),
-              1e7,
-              s.warmup() > 0 ? 0.2 * s.saturation() / 1e7 : 0,
-              s.workMillis(),
-              s.inFlight(),
+              new Run.Plan(
+                  s.connections(),
+                  1e7,
+                  s.warmup() > 0 ? 0.2 * s.saturation() / 1e7 : 0,
+                  s.workMillis(),
+                  s.inFlight()),
               () -> satTicks[0] = cpuTicks(t.pid()));
       long satCpuMicros = (cpuTicks(t.pid()) - satTicks[0]) * ProcStat.TICK_MILLIS * 1000;
       check(t, top);
@@ -423,23 +405,5 @@ public final class IdemKeyBench {
 
   private static String fmt2(double x) {
     return String.format(Locale.ROOT, "%.2f", x);
-  }
-
-  private static double number(
-      Map<String, String> v, String key, double dflt, double min, double max) {
-    String s = v.get(key);
-    if (s == null) {
-      return dflt;
-    }
-    double x;
-    try {
-      x = Double.parseDouble(s);
-    } catch (NumberFormatException e) {
-      throw new UsageException(key + " must be a number, not '" + s + "'");
-    }
-    if (!(x >= min && x <= max)) {
-      throw new UsageException(key + " must be from " + fmt(min) + " to " + fmt(max) + ": " + s);
-    }
-    return x;
   }
 }

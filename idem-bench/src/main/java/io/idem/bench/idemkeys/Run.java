@@ -41,6 +41,14 @@ public final class Run implements Loop.Source {
     }
   }
 
+  /**
+   * How a run sends: over {@code connections} shared connections, {@code rate} requests a second,
+   * the first {@code warmupSeconds} of them not counted, a first request's work taking {@code
+   * workMillis}, at most {@code maxInFlight} requests at once.
+   */
+  public record Plan(
+      int connections, double rate, double warmupSeconds, double workMillis, int maxInFlight) {}
+
   /** A request in flight. */
   static final class Request {
     final int index;
@@ -99,65 +107,33 @@ public final class Run implements Loop.Source {
   private long waits;
   private long measured;
 
-  private Run(
-      Design design,
-      Mix mix,
-      String host,
-      int port,
-      int connections,
-      double rate,
-      double warmupSeconds,
-      double workMillis,
-      int maxInFlight,
-      Runnable atMeasureStart)
+  private Run(Design design, Mix mix, String host, int port, Plan plan, Runnable atMeasureStart)
       throws IOException {
     this.design = design;
     this.mix = mix;
     this.host = host;
     this.port = port;
     this.loop = new Loop();
-    this.conns = new Loop.Conn[connections];
-    for (int c = 0; c < connections; c++) {
+    this.conns = new Loop.Conn[plan.connections()];
+    for (int c = 0; c < conns.length; c++) {
       conns[c] = loop.open(host, port);
     }
-    this.intervalNanos = 1e9 / rate;
-    this.workNanos = (long) (workMillis * 1e6);
-    this.firstMeasured = (int) Math.min(mix.requests() - 1, Math.round(rate * warmupSeconds));
-    this.maxInFlight = maxInFlight;
+    this.intervalNanos = 1e9 / plan.rate();
+    this.workNanos = (long) (plan.workMillis() * 1e6);
+    this.firstMeasured =
+        (int) Math.min(mix.requests() - 1, Math.round(plan.rate() * plan.warmupSeconds()));
+    this.maxInFlight = plan.maxInFlight();
     this.atMeasureStart = atMeasureStart;
     this.starts = new byte[mix.requests()];
     this.completedAt = new long[mix.requests()];
     this.start = System.nanoTime() + 20_000_000;
   }
 
-  /**
-   * Sends the mix's requests at {@code rate} a second through {@code design}; the figures of those
-   * after the first {@code warmupSeconds} of them.
-   */
+  /** Sends the mix's requests through {@code design} as the plan says; the measured figures. */
   public static Result run(
-      Design design,
-      Mix mix,
-      String host,
-      int port,
-      int connections,
-      double rate,
-      double warmupSeconds,
-      double workMillis,
-      int maxInFlight,
-      Runnable atMeasureStart)
+      Design design, Mix mix, String host, int port, Plan plan, Runnable atMeasureStart)
       throws IOException {
-    Run r =
-        new Run(
-            design,
-            mix,
-            host,
-            port,
-            connections,
-            rate,
-            warmupSeconds,
-            workMillis,
-            maxInFlight,
-            atMeasureStart);
+    Run r = new Run(design, mix, host, port, plan, atMeasureStart);
     try (Loop loop = r.loop) {
       long scheduleNanos = (long) (mix.requests() * r.intervalNanos);
       loop.run(r, r.start + 2 * scheduleNanos + 120_000_000_000L);

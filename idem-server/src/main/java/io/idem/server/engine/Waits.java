@@ -65,8 +65,8 @@ public final class Waits implements AutoCloseable {
 
     volatile @Nullable ScheduledFuture<?> timeout;
 
-    /** The next scheduled try; set and replaced on the waits thread only. */
-    @Nullable ScheduledFuture<?> next;
+    /** The next scheduled try; replaced on the waits thread only, cancelled from any. */
+    volatile @Nullable ScheduledFuture<?> next;
 
     Waiter(At at, Limit limit, Attempt attempt, Supplier<Reply> onTimeout) {
       this.at = at;
@@ -210,14 +210,9 @@ public final class Waits implements AutoCloseable {
     if (t != null) {
       t.cancel(false);
     }
-    ScheduledThreadPoolExecutor timer = this.timer;
-    if (timer != null) {
-      timer.execute(
-          () -> {
-            if (w.next != null) {
-              w.next.cancel(false);
-            }
-          });
+    ScheduledFuture<?> n = w.next;
+    if (n != null) {
+      n.cancel(false); // one scheduled meanwhile is cancelled by later(), which sees the answer
     }
     Set<Waiter> set = waiting.get(w.at);
     if (set != null && set.remove(w)) {
@@ -260,13 +255,18 @@ public final class Waits implements AutoCloseable {
 
   /** Schedules the waiter's next try at {@code wakeAt}, in place of the one scheduled before. */
   private void later(Waiter w, long wakeAt) {
-    if (w.next != null) {
-      w.next.cancel(false);
+    ScheduledFuture<?> before = w.next;
+    if (before != null) {
+      before.cancel(false);
       w.next = null;
     }
     if (!w.reply.isDone() && wakeAt != Long.MAX_VALUE && wakeAt != Long.MIN_VALUE) {
       long delay = Math.max(0, wakeAt - engine.now());
-      w.next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
+      w.next = next;
+      if (w.reply.isDone()) {
+        next.cancel(false); // answered meanwhile: forget() may have read the one before
+      }
     }
   }
 

@@ -26,6 +26,8 @@ import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.commands.queue.QueueCommands;
 import io.idem.server.commands.tdigest.TdigestCodec;
 import io.idem.server.commands.tdigest.TdigestCommands;
+import io.idem.server.commands.throttle.ThrottleCodec;
+import io.idem.server.commands.throttle.ThrottleCommands;
 import io.idem.server.commands.topk.TopkCodec;
 import io.idem.server.commands.topk.TopkCommands;
 import io.idem.server.dispatch.CommandRegistry;
@@ -53,6 +55,7 @@ public final class Commands {
         .register(TdigestCommands.specs())
         .register(QueueCommands.specs())
         .register(IdemKeyCommands.specs())
+        .register(ThrottleCommands.specs())
         .register(ClusterCommands.specs());
   }
 
@@ -72,6 +75,7 @@ public final class Commands {
             TopkCodec.INSTANCE,
             TdigestCodec.INSTANCE,
             QueueCodec.INSTANCE,
-            IdemKeyCodec.INSTANCE));
+            IdemKeyCodec.INSTANCE,
+            ThrottleCodec.INSTANCE));
   }
 }

@@ -475,6 +475,16 @@ public final class Engine implements AutoCloseable {
     }
 
     @Override
+    public void expireAt(long atMillis) {
+      if (entry == null || atMillis <= now()) {
+        throw new IllegalStateException("an expiry needs a live key and a time to come");
+      }
+      if (entry.expireAtMillis() != atMillis) {
+        setExpiry(entry, atMillis);
+      }
+    }
+
+    @Override
     public void delete() {
       if (entry != null) {
         removeLocked(entry);

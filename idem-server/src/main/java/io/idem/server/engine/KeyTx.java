@@ -41,12 +41,18 @@ public interface KeyTx {
   /** Changes the entry's rows alone (see {@link Journal#rowsChanged}). */
   void change(java.util.List<RowChange> rows);
 
-  /** Removes the key; it is free afterwards. */
+  /**
+   * Sets the key's expiry to {@code atMillis}, which must be in the future (a value that keeps
+   * itself only until a time, as CL.THROTTLE's limiter). Logged as an expiry change.
+   */
+  void expireAt(long atMillis);
+
   /**
    * Removes the key's expiry, if it has one (a command that replaces the key's value in place, as
    * Redis replaces the key). Logged as an expiry change.
    */
   void persist();
 
+  /** Removes the key; it is free afterwards. */
   void delete();
 }

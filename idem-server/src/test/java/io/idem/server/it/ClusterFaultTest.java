@@ -342,7 +342,7 @@ class ClusterFaultTest {
     static Write next(long n, Random r) {
       String tag = "{t" + r.nextInt(TAGS) + "}";
       String id = Long.toString(n);
-      return switch (r.nextInt(13)) {
+      return switch (r.nextInt(14)) {
         case 0 ->
             new Write(new String[] {"BF.ADD", "bf" + tag, "i-" + id}, "bf", "bf" + tag, "i-" + id);
         case 1 ->
@@ -403,6 +403,12 @@ class ClusterFaultTest {
                 "queue",
                 "q" + tag,
                 "job-" + id);
+        case 12 ->
+            new Write(
+                new String[] {"CL.THROTTLE", "lim" + tag, "5", "20", "1", Long.toString(n % 3)},
+                null,
+                null,
+                null);
         default ->
             n % 2 == 0
                 ? new Write(new String[] {"BF.ADD", "ex" + tag, "e-" + id}, null, null, null)

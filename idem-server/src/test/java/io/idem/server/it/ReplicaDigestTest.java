@@ -134,6 +134,10 @@ class ReplicaDigestTest {
             if (i % 50 == 0) {
               idem.send("IDEMKEY.BEGIN", "ik", "w-" + i, "WAIT", "1s");
             }
+            // Limiters decided at each record's time: some let through, some limited, some
+            // expiring (ten a second, bursts of 3) while one outlasts the test.
+            idem.send("CL.THROTTLE", "lim-" + (i % 4), "2", "10", "1", Integer.toString(i % 3));
+            idem.send("CL.THROTTLE", "lim-hour", "99", "1", "3600");
           }
         }
         assertThat(a.call("IDEMKEY.BEGIN", "ik", "x", "WAIT", "1s"))

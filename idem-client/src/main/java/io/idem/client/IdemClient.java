@@ -59,6 +59,14 @@ public final class IdemClient implements AutoCloseable {
     return new IdempotencyKeys(this, key);
   }
 
+  /**
+   * The rate limiter at {@code key}: {@code count} requests every {@code period} (whole seconds),
+   * with bursts of {@code maxBurst} more (CL.THROTTLE).
+   */
+  public RateLimiter rateLimiter(String key, long maxBurst, long count, Duration period) {
+    return new RateLimiter(this, key, maxBurst, count, period);
+  }
+
   /** The exact dedup table at {@code key}. */
   public Dedup dedup(String key) {
     return new Dedup(this, key);

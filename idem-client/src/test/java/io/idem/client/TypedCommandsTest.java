@@ -17,6 +17,43 @@ import org.junit.jupiter.api.Test;
  */
 class TypedCommandsTest extends WithServer {
 
+  /** Fifty callers at once against a limit of ten an hour: exactly ten are let through. */
+  @Test
+  void aRateLimiter_letsThroughExactlyItsLimit_underConcurrentCallers() throws Exception {
+    RateLimiter limiter = client.rateLimiter("api:42", 9, 1, Duration.ofHours(1));
+    java.util.concurrent.ExecutorService callers =
+        java.util.concurrent.Executors.newFixedThreadPool(16);
+    try {
+      List<java.util.concurrent.Future<RateLimiter.Decision>> all = new java.util.ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        all.add(callers.submit(() -> limiter.acquire()));
+      }
+      int allowed = 0;
+      for (java.util.concurrent.Future<RateLimiter.Decision> f : all) {
+        RateLimiter.Decision d = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(d.limit()).isEqualTo(10);
+        if (d.allowed()) {
+          allowed++;
+          assertThat(d.retryAfter()).isNull();
+        } else {
+          assertThat(d.remaining()).isZero();
+          assertThat(d.retryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+        }
+      }
+      assertThat(allowed).isEqualTo(10);
+    } finally {
+      callers.shutdownNow();
+    }
+    RateLimiter.Decision look = limiter.acquire(0);
+    assertThat(look.allowed()).isTrue();
+    assertThat(look.remaining()).isZero();
+    assertThat(look.resetAfter()).isBetween(Duration.ofHours(9), Duration.ofHours(10));
+    RateLimiter.Decision tooBig =
+        client.rateLimiter("api:43", 9, 1, Duration.ofHours(1)).acquire(11);
+    assertThat(tooBig.allowed()).isFalse();
+    assertThat(tooBig.retryAfter()).as("never: more than the limit").isNull();
+  }
+
   @Test
   void dedupClaims_ofUuidsSentAs16Bytes_answerNewRetryDuplicate() {
     Dedup orders = client.dedup("orders");

@@ -10,7 +10,8 @@
 #   N=200000 ROUNDS=1 PIN=no scripts/bench-percore.sh        # unpinned, smaller
 #   ONLY=PFADD,QUEUE.ADD scripts/bench-percore.sh            # some commands only
 # Every command: redis-benchmark -P 16 -c 50, N requests, keys and items from -r 100000000 (the
-# counters: one table of 10000 names, against 10000 features' bucket keys), but QUEUE.RESERVE+ACK:
+# counters: one table of 10000 names, against 10000 features' bucket keys; CL.THROTTLE: 10000
+# limiters, against Redis's fixed-window limiter, INCR then EXPIRE 60 NX), but QUEUE.RESERVE+ACK:
 # QueueBench drains QUEUE_JOBS (N / 2) jobs with 4 workers. Needs redis-server, redis-tools (redis-benchmark) and util-linux
 # (taskset). RedisBloom is built from its source on the measuring machine (docs/benchmarks).
 set -euo pipefail
@@ -86,6 +87,8 @@ table=(
   "PFADD||PFADD hll h:__rand_int__||PFADD hll h:__rand_int__|"
   "COUNTER.INCRBY||COUNTER.INCRBY clicks * f:__rand_int__ 1||INCRBY f:__rand_int__:clicks:29 1|"
   "(EXPIRE)|-|-||EXPIRE f:__rand_int__:clicks:29 90000|"
+  "CL.THROTTLE||CL.THROTTLE rl:__rand_int__ 15 30 60 1||INCR rl:__rand_int__|"
+  "(EXPIRE NX)|-|-||EXPIRE rl:__rand_int__ 60 NX|"
   "DEDUP.CLAIM|DEDUP.RESERVE d 1d EXACT CAPACITY $cap|DEDUP.CLAIM d id:__rand_int__ owner-1||SET id:__rand_int__ owner-1 NX EX 86400|"
   "QUEUE.ADD||QUEUE.ADD q payload:__rand_int__||ZADD q __rand_int__ payload:__rand_int__|"
   "QUEUE.RESERVE+ACK|queuebench|-|queuebench|-|"
@@ -117,7 +120,7 @@ run_one() { # side setup command -> prints "rps p99"
       redis-cli -p "${port[$s]}" $step >/dev/null
     done
   fi
-  [[ $command == *" f:__rand_int__"* || $command == "f:"* || $command == *"INCRBY f:"* ]] && range=10000
+  [[ $command == *" f:__rand_int__"* || $command == "f:"* || $command == *"INCRBY f:"* || $command == *" rl:"* ]] && range=10000
   # shellcheck disable=SC2086
   "${load_cpu[@]}" redis-benchmark -p "${port[$s]}" -n "$n" -c 50 -P 16 -r "$range" --csv $command \
     | awk -F'","' 'NR==2 { gsub(/"/, "", $2); gsub(/"/, "", $7); print $2, $7 }'
@@ -128,7 +131,8 @@ declare -A rps p99
 for round in $(seq 0 "$rounds"); do
   for row in "${table[@]}"; do
     IFS='|' read -r name idem_setup idem_cmd redis_setup redis_cmd needs <<<"$row"
-    if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]] && ! [[ $name == "(EXPIRE)" && ",$only," == *",COUNTER.INCRBY,"* ]]; then
+    if [ -n "$only" ] && [[ ",$only," != *",$name,"* ]] && ! [[ $name == "(EXPIRE)" && ",$only," == *",COUNTER.INCRBY,"* ]] \
+      && ! [[ $name == "(EXPIRE NX)" && ",$only," == *",CL.THROTTLE,"* ]]; then
       continue
     fi
     order=("${sides[@]}")
@@ -164,6 +168,11 @@ for row in "${table[@]}"; do
       a=$(awk -v x="$a" -v y="${rps[(EXPIRE),aof,$round]}" 'BEGIN { printf "%.2f", 1 / (2 / x + 2 / y) }')
       z=$(awk -v x="$z" -v y="${rps[(EXPIRE),none,$round]}" 'BEGIN { printf "%.2f", 1 / (2 / x + 2 / y) }')
     fi
+    if [ "$name" = CL.THROTTLE ] && [ -n "${rps[(EXPIRE NX),aof,$round]:-}" ]; then
+      # The INCR + EXPIRE limiter costs an INCR and an EXPIRE ... NX a request.
+      a=$(awk -v x="$a" -v y="${rps[(EXPIRE NX),aof,$round]}" 'BEGIN { printf "%.2f", 1 / (1 / x + 1 / y) }')
+      z=$(awk -v x="$z" -v y="${rps[(EXPIRE NX),none,$round]}" 'BEGIN { printf "%.2f", 1 / (1 / x + 1 / y) }')
+    fi
     [ "$i" = 0 ] && i=-
     printf '%-16s %5s %12s %12s %12s %8s %8s %8s %14s\n' "$name" "$round" "$i" "$a" "$z" \
       "${p99[$name,idem,$round]:--}" "${p99[$name,aof,$round]:--}" "${p99[$name,none,$round]:--}" \
@@ -171,6 +180,7 @@ for row in "${table[@]}"; do
   done
 done
 echo "(COUNTER.INCRBY's Redis figures are events a second: an INCRBY and an EXPIRE for its minute and its hour bucket each;"
+echo " CL.THROTTLE's are requests a second of the fixed-window limiter: INCR, then EXPIRE 60 NX;"
 echo " QUEUE.RESERVE+ACK's are jobs a second: RESERVE COUNT 100 and one ACK of the 100, against the seed's Lua pop of 100)"
 
 echo

@@ -576,11 +576,11 @@ class ClusterLogTest {
                 io.lettuce.core.RedisURI.create("redis://127.0.0.1:" + ports[0]));
         try (var conn = lettuce.connect()) {
           // Lettuce itself may reorder commands to a node whose connection it is still opening
-          // (redis/lettuce#1951): open each node's connection first.
+          // (redis/lettuce#1951): open each node's connection first, by host and port, the key
+          // its slot routing uses (a connection opened by node id is another one).
           for (var node : conn.getPartitions()) {
-            conn.getConnection(node.getNodeId()).sync().ping();
+            conn.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync().ping();
           }
-          conn.setReadFrom(io.lettuce.core.ReadFrom.UPSTREAM); // reads where the writes go
           conn.setAutoFlushCommands(false);
           List<io.lettuce.core.RedisFuture<Long>> adds = new ArrayList<>();
           List<io.lettuce.core.RedisFuture<Long>> counts = new ArrayList<>();

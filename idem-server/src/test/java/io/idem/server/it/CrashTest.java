@@ -70,7 +70,8 @@ class CrashTest {
         if (!failures.isEmpty()) {
           Throwable first = failures.remove();
           failures.forEach(first::addSuppressed);
-          throw new AssertionError("cycle " + cycle + " failed", first);
+          // The cause's message goes into ours: CI's log keeps only the report's last lines.
+          throw new AssertionError("cycle " + cycle + " failed: " + describe(first), first);
         }
         assertThat(acknowledged(types) + acknowledged(keyspace))
             .as("cycle %d acknowledged something before the kill", cycle)
@@ -112,6 +113,14 @@ class CrashTest {
         w.cycle = cycle;
       }
     }
+  }
+
+  private static String describe(Throwable t) {
+    StringBuilder b = new StringBuilder(String.valueOf(t.getMessage()));
+    for (Throwable c = t.getCause(); c != null; c = c.getCause()) {
+      b.append(" <- ").append(c);
+    }
+    return b.toString();
   }
 
   private static long acknowledged(List<CrashWorkload> workloads) {

@@ -70,6 +70,9 @@ class QueueFormatGoldenTest {
     h.call("QUEUE.PURGE", "q");
     h.call("QUEUE.REPLAY", "q", "ALL");
     h.call("QUEUE.ADD", "q", "after", "ID", "u-1"); // a duplicate: its unique window holds
+    h.call("QUEUE.ADD", "q", "last words", "ID", "z", "PRIORITY", "9");
+    List<String[]> z = leases(h.call("QUEUE.RESERVE", "q"));
+    h.call("QUEUE.FAIL", "q", z.get(0)[0], z.get(0)[1], "left dead"); // in the snapshot's dead
     return journal.of(h, "q").ops();
   }
 

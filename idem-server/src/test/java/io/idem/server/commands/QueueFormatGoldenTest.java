@@ -32,9 +32,6 @@ import org.junit.jupiter.api.Test;
  */
 class QueueFormatGoldenTest {
 
-  private static final String OPS = "/queue/plain-ops-v1.bin";
-  private static final String SNAPSHOT = "/queue/plain-snapshot-v2.bin";
-
   private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
   private final Harness h = new Harness(clock::get);
 
@@ -135,18 +132,48 @@ class QueueFormatGoldenTest {
   @Test
   void aPlainQueuesOps_andTheirSnapshot_areTheGoldenBytes() throws IOException {
     List<Op> ops = script();
-    String write = System.getProperty("idem.golden.write");
-    if (write != null) {
-      Files.write(Path.of(write, "plain-ops-v1.bin"), encode(ops));
-      Files.write(Path.of(write, "plain-snapshot-v2.bin"), snapshot(replay(ops)));
-    }
     assertThat(ops.stream().map(Op::op).distinct().sorted())
         .as("the script logs every op a plain queue writes")
         .containsExactly(
             (byte) 1, (byte) 2, (byte) 7, (byte) 8, (byte) 9, (byte) 10, (byte) 11, (byte) 12);
-    assertThat(encode(ops)).as("the ops logged today").isEqualTo(resource(OPS));
-    byte[] golden = resource(SNAPSHOT);
-    assertThat(snapshot(replay(decode(resource(OPS)))))
+    checkGolden(ops, "plain-ops-v1.bin", "plain-snapshot-v2.bin", 2);
+  }
+
+  /** Pause, cancel and progress: ops 13 to 15, and the version 3 snapshot's sections. */
+  @Test
+  void theControlOps_andAVersion3Snapshot_areTheGoldenBytes() throws IOException {
+    Recording journal = new Recording();
+    h.engine.attach(journal);
+    h.call("QUEUE.MADD", "q", "ATTEMPTS", "3", "JOB", "a", "ID", "a", "JOB", "b", "ID", "b");
+    h.call("QUEUE.MADD", "q", "JOB", "c", "ID", "c", "DELAY", "1m", "JOB", "d", "ID", "d");
+    h.call("QUEUE.PAUSE", "q");
+    clock.addAndGet(10);
+    h.call("QUEUE.RESUME", "q");
+    List<String[]> leased = leases(h.call("QUEUE.RESERVE", "q", "COUNT", "2", "LEASE", "1h"));
+    h.call("QUEUE.PROGRESS", "q", leased.get(0)[0], leased.get(0)[1], "{\"step\":2}");
+    h.call("QUEUE.CANCEL", "q", leased.get(1)[0], "c");
+    h.call("QUEUE.PAUSE", "q");
+    List<Op> ops = journal.of(h, "q").ops();
+    assertThat(ops.stream().map(Op::op).distinct().sorted())
+        .containsExactly((byte) 1, (byte) 2, (byte) 13, (byte) 14, (byte) 15);
+    checkGolden(ops, "control-ops-v1.bin", "control-snapshot-v3.bin", 3);
+  }
+
+  /**
+   * The ops logged today are the golden ones, and the golden ops replay into the golden snapshot,
+   * which reads and writes back to the same bytes.
+   */
+  private void checkGolden(List<Op> ops, String opsFile, String snapshotFile, int version)
+      throws IOException {
+    String write = System.getProperty("idem.golden.write");
+    if (write != null) {
+      Files.write(Path.of(write, opsFile), encode(ops));
+      Files.write(Path.of(write, snapshotFile), snapshot(replay(ops)));
+    }
+    assertThat(encode(ops)).as("the ops logged today").isEqualTo(resource("/queue/" + opsFile));
+    byte[] golden = resource("/queue/" + snapshotFile);
+    assertThat(golden[0]).as("the snapshot's version").isEqualTo((byte) version);
+    assertThat(snapshot(replay(decode(resource("/queue/" + opsFile)))))
         .as("the golden ops replayed")
         .isEqualTo(golden);
     assertThat(snapshot(h.engine.read(Harness.bytes("q"), e -> e.valueAs(QueueCodec.INSTANCE))))

@@ -67,6 +67,12 @@ final class JobHeap {
     return first;
   }
 
+  /** Whether the job is in this heap. */
+  boolean holds(Job j) {
+    int i = j.heapIndex;
+    return i >= 0 && i < size && heap[i] == j;
+  }
+
   /** Removes the job, which must be in this heap. */
   void remove(Job j) {
     int i = j.heapIndex;

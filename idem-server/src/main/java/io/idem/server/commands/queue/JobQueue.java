@@ -124,10 +124,8 @@ public final class JobQueue {
     /** The job's place in the one order that holds it ({@link JobHeap}), or -1. */
     int heapIndex = -1;
 
-    /**
-     * The errors of its failed attempts; the shared empty list until the first (most have none).
-     */
-    List<String> errors = List.of();
+    /** What few jobs have (errors, progress, a cancel): null until the first (most have none). */
+    @Nullable Extra extra;
 
     /**
      * @param id the job's id; the decimal of {@code seq} is not kept, but made when asked
@@ -236,25 +234,74 @@ public final class JobQueue {
       return v == 0;
     }
 
-    void addError(String error) {
-      if (errors.isEmpty()) {
-        errors = new ArrayList<>(2);
+    /** The errors of its failed attempts, oldest first. */
+    List<String> errors() {
+      return extra == null ? List.of() : extra.errors;
+    }
+
+    /** The last progress its holder reported, or null. */
+    byte @Nullable [] progress() {
+      return extra == null ? null : extra.progress;
+    }
+
+    /** Whether it was cancelled while leased: its holder's next call is told, and it leaves. */
+    boolean cancelled() {
+      return extra != null && extra.cancelled;
+    }
+
+    private Extra extra() {
+      if (extra == null) {
+        extra = new Extra();
       }
-      errors.add(error);
+      return extra;
+    }
+
+    void addError(String error) {
+      Extra x = extra();
+      if (x.errors.isEmpty()) {
+        x.errors = new ArrayList<>(2);
+      }
+      x.errors.add(error);
+    }
+
+    void progress(byte @Nullable [] value) {
+      extra().progress = value;
+    }
+
+    void cancel() {
+      extra().cancelled = true;
+    }
+
+    /** A replayed dead job starts again: no errors, no progress. */
+    void clearExtra() {
+      extra = null;
     }
 
     /**
      * Bytes this job holds in memory, about: itself (72), its array, its options unless shared by
-     * default, its errors; checked against a class histogram. Its slots in the index and an order
+     * default, its extra; checked against a class histogram. Its slots in the index and an order
      * are counted with their arrays.
      */
     long memory() {
       long m = 72 + ((16 + data.length + 7) & ~7L) + (spec == Spec.DEFAULT ? 0 : 40);
-      for (String e : errors) {
-        m += 40 + 2L * e.length();
+      if (extra != null) {
+        m += 32;
+        for (String e : extra.errors) {
+          m += 40 + 2L * e.length();
+        }
+        if (extra.progress != null) {
+          m += (16 + extra.progress.length + 7) & ~7L;
+        }
       }
       return m;
     }
+  }
+
+  /** What few jobs have, made at the first need and dropped with the job. */
+  static final class Extra {
+    List<String> errors = List.of();
+    byte @Nullable [] progress;
+    boolean cancelled;
   }
 
   private static final State[] STATES = State.values();
@@ -289,6 +336,9 @@ public final class JobQueue {
   private long nextToken;
 
   private long memory;
+
+  /** A paused queue leases nothing; adds and lease ends go on. */
+  private boolean paused;
 
   /** The options of the last job added with options of its own: the next like it shares them. */
   private Spec lastSpec = Spec.DEFAULT;
@@ -350,6 +400,9 @@ public final class JobQueue {
    */
   List<Job> reserve(long now, int count, long leaseUntil) {
     settle(now);
+    if (paused) {
+      return List.of();
+    }
     List<Job> out = new ArrayList<>(Math.min(count, ready.size()));
     if (nextToken == 0 && !ready.isEmpty()) {
       nextToken = Math.max(now, 1) << 16;
@@ -376,9 +429,11 @@ public final class JobQueue {
     boolean ended = first != null && first.leaseUntil <= now;
     for (Job j = first; j != null && j.leaseUntil <= now; j = leased.peek()) {
       leased.remove(j);
-      String error = "lease expired at " + j.leaseUntil;
-      j.addError(error);
-      memory += 40 + 2L * error.length();
+      if (j.cancelled()) {
+        forget(j); // cancelled while leased: it leaves rather than running again
+        continue;
+      }
+      addError(j, "lease expired at " + j.leaseUntil);
       if (j.attempts >= j.maxAttempts()) {
         toDead(j);
       } else {
@@ -395,6 +450,18 @@ public final class JobQueue {
     return ended;
   }
 
+  private void addError(Job j, String error) {
+    memory -= j.memory();
+    j.addError(error);
+    memory += j.memory();
+  }
+
+  /** Takes a job out of the index and the memory count; the caller took it out of its order. */
+  private void forget(Job j) {
+    byId.remove(j);
+    memory -= j.memory();
+  }
+
   private void toDead(Job j) {
     j.state(State.DEAD);
     dead.put(new Id(j.id()), j);
@@ -406,26 +473,57 @@ public final class JobQueue {
     return j != null && j.state() == State.LEASED && j.token == token ? j : null;
   }
 
-  /** Acks a leased job: it is done and gone. False if this lease does not hold it. */
-  boolean ack(long now, byte[] id, long token) {
+  /** What a lease holder's call did to its job. */
+  enum Held {
+    /** It did what was asked. */
+    DONE,
+    /** The lease of this token does not hold the job: nothing changed. */
+    NOT_LEASED,
+    /** The job was cancelled while leased: it is gone now, and the holder should stop. */
+    CANCELLED
+  }
+
+  /**
+   * The job leased under this token and not cancelled; or, when it was cancelled, null after taking
+   * it out (the holder is told by {@code cancelled[0]}).
+   */
+  private @Nullable Job heldAs(byte[] id, long token, boolean[] cancelled) {
     Job j = leasedAs(id, token);
+    if (j != null && j.cancelled()) {
+      leased.remove(j);
+      forget(j);
+      cancelled[0] = true;
+      return null;
+    }
+    return j;
+  }
+
+  private static Held held(boolean[] cancelled) {
+    return cancelled[0] ? Held.CANCELLED : Held.NOT_LEASED;
+  }
+
+  /** Acks a leased job: it is done and gone. */
+  Held ack(long now, byte[] id, long token) {
+    boolean[] cancelled = {false};
+    Job j = heldAs(id, token, cancelled);
     if (j == null) {
-      return false;
+      return held(cancelled);
     }
     leased.remove(j);
-    byId.remove(j);
-    memory -= j.memory();
+    forget(j);
     if (j.uniqueMillis() > 0) {
       restoreDone(id, now + j.uniqueMillis());
     }
-    return true;
+    return Held.DONE;
   }
 
   /** What {@link #fail} did. */
   enum Failed {
     NOT_LEASED,
     RETRY,
-    DEAD
+    DEAD,
+    /** Cancelled while leased: gone now, not retried. */
+    CANCELLED
   }
 
   /**
@@ -433,13 +531,13 @@ public final class JobQueue {
    * backoff and its jitter), or dead if that was its last attempt.
    */
   Failed fail(long now, byte[] id, long token, String error, long retryDue) {
-    Job j = leasedAs(id, token);
+    boolean[] cancelled = {false};
+    Job j = heldAs(id, token, cancelled);
     if (j == null) {
-      return Failed.NOT_LEASED;
+      return cancelled[0] ? Failed.CANCELLED : Failed.NOT_LEASED;
     }
     leased.remove(j);
-    j.addError(error);
-    memory += 40 + 2L * error.length();
+    addError(j, error);
     if (j.attempts >= j.maxAttempts()) {
       toDead(j);
       return Failed.DEAD;
@@ -450,33 +548,95 @@ public final class JobQueue {
     return Failed.RETRY;
   }
 
-  /** Moves a leased job's lease end. False if this lease does not hold it. */
-  boolean extend(byte[] id, long token, long leaseUntil) {
-    Job j = leasedAs(id, token);
+  /** Moves a leased job's lease end. */
+  Held extend(byte[] id, long token, long leaseUntil) {
+    boolean[] cancelled = {false};
+    Job j = heldAs(id, token, cancelled);
     if (j == null) {
-      return false;
+      return held(cancelled);
     }
     leased.remove(j);
     j.leaseUntil = leaseUntil;
     leased.add(j);
-    return true;
+    return Held.DONE;
   }
 
   /**
    * Gives a leased job back before its lease ends, due at {@code due}: the attempt does not count.
-   * False if this lease does not hold it.
    */
-  boolean release(byte[] id, long token, long due) {
-    Job j = leasedAs(id, token);
+  Held release(byte[] id, long token, long due) {
+    boolean[] cancelled = {false};
+    Job j = heldAs(id, token, cancelled);
     if (j == null) {
-      return false;
+      return held(cancelled);
     }
     leased.remove(j);
     j.attempts--;
     j.state(State.WAITING);
     j.due = due;
     delayed.add(j);
-    return true;
+    return Held.DONE;
+  }
+
+  /** Keeps the progress its holder reports ({@code value}, or null to clear it). */
+  Held progress(byte[] id, long token, byte @Nullable [] value) {
+    boolean[] cancelled = {false};
+    Job j = heldAs(id, token, cancelled);
+    if (j == null) {
+      return held(cancelled);
+    }
+    memory -= j.memory();
+    j.progress(value);
+    memory += j.memory();
+    return Held.DONE;
+  }
+
+  /** What {@link #cancel} did. */
+  enum Cancelled {
+    /** The job was waiting, delayed or dead: it is gone. */
+    GONE,
+    /** The job is leased: its holder's next call is told, and then it is gone. */
+    LEASED,
+    /** No such job. */
+    NONE
+  }
+
+  /**
+   * Cancels a job: one not leased leaves at once (its id free again); a leased one stays leased
+   * under its token, so that its holder's next extend, progress, ack, fail or release tells it and
+   * takes it out, or its lease's end does.
+   */
+  Cancelled cancel(byte[] id) {
+    Job j = byId.get(id);
+    if (j == null) {
+      return Cancelled.NONE;
+    }
+    switch (j.state()) {
+      case LEASED -> {
+        if (j.cancelled()) {
+          return Cancelled.LEASED; // cancelled already: its holder is still to be told
+        }
+        memory -= j.memory();
+        j.cancel();
+        memory += j.memory();
+        return Cancelled.LEASED;
+      }
+      case WAITING -> (ready.holds(j) ? ready : delayed).remove(j);
+      case DEAD -> dead.remove(new Id(j.id()));
+    }
+    forget(j);
+    return Cancelled.GONE;
+  }
+
+  /** Pauses or resumes the queue; whether that changed it. */
+  boolean pause(boolean paused) {
+    boolean changed = this.paused != paused;
+    this.paused = paused;
+    return changed;
+  }
+
+  boolean paused() {
+    return paused;
   }
 
   /** The dead jobs, oldest death first, at most {@code count}. */
@@ -504,10 +664,9 @@ public final class JobQueue {
     }
     for (Job j : jobs) {
       dead.remove(new Id(j.id()));
-      for (String e : j.errors) {
-        memory -= 40 + 2L * e.length();
-      }
-      j.errors = List.of();
+      memory -= j.memory();
+      j.clearExtra();
+      memory += j.memory();
       j.attempts = 0;
       j.state(State.WAITING);
       j.due = now;
@@ -520,8 +679,7 @@ public final class JobQueue {
   int purge() {
     int n = dead.size();
     for (Job j : dead.values()) {
-      byId.remove(j);
-      memory -= j.memory();
+      forget(j);
     }
     dead.clear();
     return n;
@@ -558,6 +716,9 @@ public final class JobQueue {
         j -> j.leaseUntil <= now,
         j -> {
           c[2]--;
+          if (j.cancelled()) {
+            return; // it leaves
+          }
           if (j.attempts >= j.maxAttempts()) {
             c[3]++; // its lease expired on its last attempt
           } else {
@@ -569,6 +730,9 @@ public final class JobQueue {
 
   /** The earliest time a job becomes due or a lease ends, or Long.MAX_VALUE: when to wake. */
   long nextWake() {
+    if (paused) {
+      return Long.MAX_VALUE; // RESUME wakes the waiters
+    }
     if (!ready.isEmpty()) {
       return Long.MIN_VALUE;
     }
@@ -656,6 +820,18 @@ public final class JobQueue {
       doneOrder.add(new DoneId(until, k));
       memory += 64 + id.length;
     }
+  }
+
+  /** Restores what a snapshot's extras section holds of a restored job. */
+  void restoreExtra(Job j, boolean cancelled, byte @Nullable [] progress) {
+    memory -= j.memory();
+    if (cancelled) {
+      j.cancel();
+    }
+    if (progress != null) {
+      j.progress(progress);
+    }
+    memory += j.memory();
   }
 
   void restoreNextSeq(long seq) {

@@ -36,7 +36,13 @@ import java.util.Map;
  * 10  FAIL     u64 now | id | u64 token | error (u32 length + UTF-8) | u64 retry due
  * 11  EXTEND   id | u64 token | u64 lease until
  * 12  RELEASE  id | u64 token | u64 due
+ * 13  PAUSE    u64 now | u8 paused (0 resumed, 1 paused) | group (absent: the queue)
+ * 14  CANCEL   u64 now | id
+ * 15  PROGRESS u64 now | id | u64 token | value (absent: cleared)
  * </pre>
+ *
+ * <p>A lease holder's ack, fail, extend, release or progress on a job cancelled while leased takes
+ * the job out and is logged as that op: the replay takes it out the same way.
  *
  * <p>Snapshot, version 2: u8 2 | u64 next sequence number | u64 next token | u32 jobs | per job, in
  * the order added: u64 seq | id | payload | i32 priority | u64 due | u32 max attempts | backoff |
@@ -44,6 +50,13 @@ import java.util.Map;
  * dead) | u32 errors | each error | u32 dead | the dead jobs' ids in the order they died | u32 done
  * ids | each id | u64 until (by until, then id). Version 1 has neither token: a leased job's token
  * is then its attempt number, as it was.
+ *
+ * <p>Version 3 is version 2 followed by what a plain queue does not have, as sections: u32 sections
+ * | each: u8 tag | u32 length | body, in tag order, each written only when it holds something. Tag
+ * 1, the queue is paused: no body. Tag 2, jobs' extras: u32 jobs | each, by seq: u64 seq | u8 flags
+ * (bit 0 cancelled while leased, bit 1 progress) | progress (u32 length + bytes). The writer writes
+ * version 2 when there is no section, so a queue that uses none of these keeps its bytes (and an
+ * older Idem reads it); a reader refuses a tag it does not know.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -62,8 +75,18 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_FAIL = 10;
   static final byte OP_EXTEND = 11;
   static final byte OP_RELEASE = 12;
+  static final byte OP_PAUSE = 13;
+  static final byte OP_CANCEL = 14;
+  static final byte OP_PROGRESS = 15;
   static final byte[] RECIPE = {1};
   private static final int SNAPSHOT_VERSION = 2;
+  private static final int SECTIONS_VERSION = 3;
+  private static final int SECTION_PAUSED = 1;
+  private static final int SECTION_EXTRAS = 2;
+
+  /** The most a progress value holds: it is the holder's note, not a result. */
+  static final int MAX_PROGRESS_BYTES = 4096;
+
   private static final int ABSENT = -1;
 
   private QueueCodec() {}
@@ -188,6 +211,24 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
         }
         case OP_REPLAY -> q.replay(b.getLong(), bytes(b, payload.length));
         case OP_PURGE -> q.purge();
+        case OP_PAUSE -> {
+          b.getLong();
+          int paused = b.get();
+          if (paused != 0 && paused != 1 || bytes(b, payload.length) != null) {
+            throw new IOException("a queue pause of " + paused + " or of a group");
+          }
+          q.pause(paused == 1);
+        }
+        case OP_CANCEL -> {
+          b.getLong();
+          q.cancel(jobId(bytes(b, payload.length)));
+        }
+        case OP_PROGRESS -> {
+          b.getLong();
+          byte[] id = bytes(b, payload.length);
+          long token = b.getLong();
+          q.progress(id, token, progressValue(bytes(b, payload.length)));
+        }
         default -> throw new IOException("unknown queue operation " + op);
       }
     } catch (java.nio.BufferUnderflowException | IllegalArgumentException e) {
@@ -209,6 +250,13 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     int attempt = b.getInt();
     Job j = id == null ? null : q.job(id);
     return j != null && j.state() == State.LEASED && j.attempts == attempt ? j.token : -1;
+  }
+
+  private static byte[] progressValue(byte[] value) throws IOException {
+    if (value != null && value.length > MAX_PROGRESS_BYTES) {
+      throw new IOException("a progress of " + value.length + " bytes");
+    }
+    return value;
   }
 
   /** An id read from a record or a snapshot, held to what QUEUE.ADD accepts (or absent). */
@@ -247,10 +295,11 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   @Override
   public void write(JobQueue q, OutputStream os) throws IOException {
     DataOutputStream out = new DataOutputStream(os);
-    out.writeByte(SNAPSHOT_VERSION);
+    List<Job> jobs = q.jobs();
+    List<byte[]> sections = sections(q, jobs);
+    out.writeByte(sections.isEmpty() ? SNAPSHOT_VERSION : SECTIONS_VERSION);
     out.writeLong(q.nextSeq());
     out.writeLong(q.nextToken());
-    List<Job> jobs = q.jobs();
     out.writeInt(jobs.size());
     for (Job j : jobs) {
       out.writeLong(j.seq);
@@ -267,8 +316,8 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       out.writeLong(j.token);
       out.writeLong(j.leaseUntil);
       out.writeByte(j.state().ordinal());
-      out.writeInt(j.errors.size());
-      for (String e : j.errors) {
+      out.writeInt(j.errors().size());
+      for (String e : j.errors()) {
         writeBytes(out, e.getBytes(StandardCharsets.UTF_8));
       }
     }
@@ -284,7 +333,61 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       writeBytes(out, id);
       out.writeLong(e.getValue());
     }
+    if (!sections.isEmpty()) {
+      out.writeInt(sections.size());
+      for (byte[] section : sections) {
+        out.write(section);
+      }
+    }
     out.flush();
+  }
+
+  /** Version 3's sections that hold something, in tag order, each with its tag and length. */
+  private static List<byte[]> sections(JobQueue q, List<Job> jobs) throws IOException {
+    List<byte[]> out = new ArrayList<>(2);
+    if (q.paused()) {
+      out.add(section(SECTION_PAUSED, d -> {}));
+    }
+    List<Job> extras = new ArrayList<>();
+    for (Job j : jobs) {
+      if (j.cancelled() || j.progress() != null) {
+        extras.add(j);
+      }
+    }
+    if (!extras.isEmpty()) {
+      out.add(
+          section(
+              SECTION_EXTRAS,
+              d -> {
+                d.writeInt(extras.size());
+                for (Job j : extras) {
+                  d.writeLong(j.seq);
+                  d.writeByte((j.cancelled() ? 1 : 0) | (j.progress() != null ? 2 : 0));
+                  if (j.progress() != null) {
+                    writeBytes(d, j.progress());
+                  }
+                }
+              }));
+    }
+    return out;
+  }
+
+  private interface Body {
+    void write(DataOutputStream d) throws IOException;
+  }
+
+  private static byte[] section(int tag, Body body) throws IOException {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    DataOutputStream d = new DataOutputStream(bytes);
+    body.write(d);
+    d.flush();
+    java.io.ByteArrayOutputStream framed = new java.io.ByteArrayOutputStream(bytes.size() + 5);
+    DataOutputStream f = new DataOutputStream(framed);
+    f.writeByte(tag);
+    f.writeInt(bytes.size());
+    bytes.writeTo(f);
+    f.flush();
+    return framed.toByteArray();
   }
 
   private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
@@ -296,8 +399,8 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   public JobQueue read(InputStream is, long maxBytes) throws IOException {
     DataInputStream in = new DataInputStream(is);
     int version = in.readUnsignedByte();
-    if (version != 1 && version != SNAPSHOT_VERSION) {
-      throw new IOException("queue snapshot version " + version + ", this Idem reads 1 and 2");
+    if (version < 1 || version > SECTIONS_VERSION) {
+      throw new IOException("queue snapshot version " + version + ", this Idem reads 1 to 3");
     }
     boolean tokens = version >= 2;
     long[] budget = {maxBytes};
@@ -311,6 +414,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       q.restoreNextToken(next);
     }
     int n = count(in, budget, tokens ? 68 : 60);
+    java.util.Map<Long, Job> bySeq = version >= SECTIONS_VERSION ? new java.util.HashMap<>() : null;
     for (int i = 0; i < n; i++) {
       long seq = in.readLong();
       byte[] id = jobId(readBytes(in, budget));
@@ -349,6 +453,9 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
         j.addError(new String(readBytes(in, budget), StandardCharsets.UTF_8));
       }
       q.restore(j);
+      if (bySeq != null) {
+        bySeq.put(seq, j);
+      }
     }
     int dead = count(in, budget, 4);
     List<byte[]> order = new ArrayList<>(dead);
@@ -361,7 +468,49 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       byte[] id = readBytes(in, budget);
       q.restoreDone(id, in.readLong());
     }
+    if (bySeq != null) {
+      readSections(in, budget, q, bySeq);
+    }
     return q;
+  }
+
+  private static void readSections(
+      DataInputStream in, long[] budget, JobQueue q, java.util.Map<Long, Job> bySeq)
+      throws IOException {
+    int sections = count(in, budget, 5);
+    int lastTag = 0;
+    for (int i = 0; i < sections; i++) {
+      int tag = in.readUnsignedByte();
+      int length = in.readInt();
+      if (tag <= lastTag || length < 0 || length > budget[0]) {
+        throw new IOException("a queue snapshot section " + tag + " out of order or too long");
+      }
+      lastTag = tag;
+      byte[] body = new byte[length];
+      in.readFully(body);
+      DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(body));
+      long[] bodyBudget = {length};
+      switch (tag) {
+        case SECTION_PAUSED -> q.pause(true);
+        case SECTION_EXTRAS -> {
+          int n = count(d, bodyBudget, 9);
+          for (int e = 0; e < n; e++) {
+            Job j = bySeq.get(d.readLong());
+            int flags = d.readUnsignedByte();
+            if (j == null || (flags & ~3) != 0 || (flags & 1) != 0 && j.state() != State.LEASED) {
+              throw new IOException(
+                  "a queue snapshot's extras name no such job, or flags " + flags);
+            }
+            byte[] progress = (flags & 2) != 0 ? progressValue(readBytes(d, bodyBudget)) : null;
+            q.restoreExtra(j, (flags & 1) != 0, progress);
+          }
+        }
+        default -> throw new IOException("a queue snapshot section " + tag + " is not known");
+      }
+      if (d.available() > 0) {
+        throw new IOException("a queue snapshot section " + tag + " has bytes too many");
+      }
+    }
   }
 
   /** A count of things each at least {@code minBytes} long, checked against what may be read. */

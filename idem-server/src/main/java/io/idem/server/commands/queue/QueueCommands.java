@@ -29,7 +29,19 @@ public final class QueueCommands {
             .flags(WRITE, DENYOOM, FAST)
             .key()
             .build(),
-        command("queue.reserve", -2, doc("key [COUNT n] [LEASE duration]", QueueHandlers::reserve))
+        command(
+                "queue.madd",
+                -4,
+                doc(
+                    "key [defaults] JOB payload [options] [JOB payload [options] ...]",
+                    QueueHandlers::madd))
+            .flags(WRITE, DENYOOM)
+            .key()
+            .build(),
+        command(
+                "queue.reserve",
+                -2,
+                doc("key [COUNT n] [LEASE duration] [BLOCK duration]", QueueHandlers::reserve))
             .flags(WRITE)
             .key()
             .build(),
@@ -61,6 +73,20 @@ public final class QueueCommands {
             .key()
             .build(),
         command("queue.purge", 2, doc("key", QueueHandlers::purge)).flags(WRITE).key().build(),
+        command("queue.pause", 2, doc("key", QueueControl::pause)).flags(WRITE).key().build(),
+        command("queue.resume", 2, doc("key", QueueControl::resume)).flags(WRITE).key().build(),
+        command("queue.cancel", -3, doc("key id [id ...]", QueueControl::cancel))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.progress", 5, doc("key id token value", QueueControl::progress))
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.job", 3, doc("key id", QueueControl::job))
+            .flags(READONLY, FAST)
+            .key()
+            .build(),
         command("queue.info", 2, doc("key", QueueHandlers::info))
             .flags(READONLY, FAST)
             .key()

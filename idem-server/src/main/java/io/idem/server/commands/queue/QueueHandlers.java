@@ -50,7 +50,7 @@ final class QueueHandlers {
     return ms;
   }
 
-  private static long token(Call call, int i) {
+  static long token(Call call, int i) {
     Long t = Parse.longOrNull(call.arg(i));
     if (t == null || t < 1) {
       throw CommandException.err("a lease token is a positive integer, as QUEUE.RESERVE gave it");
@@ -58,7 +58,7 @@ final class QueueHandlers {
     return t;
   }
 
-  private static byte[] id(Call call, int i) {
+  static byte[] id(Call call, int i) {
     byte[] id = call.arg(i);
     if (id.length == 0 || id.length > MAX_ID_BYTES) {
       throw CommandException.err("a job id is 1 to " + MAX_ID_BYTES + " bytes");
@@ -66,116 +66,217 @@ final class QueueHandlers {
     return id;
   }
 
+  /** At most this many jobs in one QUEUE.MADD. */
+  static final int MAX_BULK = 10_000;
+
   /**
-   * QUEUE.ADD key payload [DELAY duration | AT unix-ms] [PRIORITY n] [ID id [UNIQUE duration]]
-   * [ATTEMPTS n] [BACKOFF FIXED|EXPONENTIAL duration [MAX duration]].
+   * What QUEUE.ADD takes after the payload, and each job of QUEUE.MADD: [DELAY duration | AT
+   * unix-ms] [PRIORITY n] [ID id [UNIQUE duration]] [ATTEMPTS n] [BACKOFF FIXED|EXPONENTIAL
+   * duration [MAX duration]].
    */
-  static Reply add(Call call) {
-    long delay = 0;
-    Long at = null;
-    int priority = 0;
-    byte[] id = null;
-    long unique = 0;
+  static final class JobOptions {
+    long delay;
+    @Nullable Long at;
+    int priority;
+    byte @Nullable [] id;
+    long unique;
     int attempts = 1;
     Backoff backoff = Backoff.NONE;
-    for (int i = 3; i < call.argc(); i++) {
-      if (call.is(i, "DELAY") && i + 1 < call.argc()) {
-        delay = duration(call, ++i);
-      } else if (call.is(i, "AT") && i + 1 < call.argc()) {
-        Long t = Parse.longOrNull(call.arg(++i));
-        if (t == null || t < 0) {
-          throw CommandException.err("AT is a Unix time in milliseconds");
-        }
-        at = t;
-      } else if (call.is(i, "PRIORITY") && i + 1 < call.argc()) {
-        Long p = Parse.longOrNull(call.arg(++i));
-        if (p == null || p < -1_000_000 || p > 1_000_000) {
-          throw CommandException.err("PRIORITY is an integer from -1000000 to 1000000");
-        }
-        priority = p.intValue();
-      } else if (call.is(i, "ID") && i + 1 < call.argc()) {
-        id = id(call, ++i);
-      } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
-        unique = duration(call, ++i);
-      } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
-        Long a = Parse.longOrNull(call.arg(++i));
-        if (a == null || a < 1 || a > MAX_ATTEMPTS) {
-          throw CommandException.err("ATTEMPTS is an integer from 1 to " + MAX_ATTEMPTS);
-        }
-        attempts = a.intValue();
-      } else if (call.is(i, "BACKOFF") && i + 2 < call.argc()) {
-        BackoffKind kind;
-        if (call.is(i + 1, "FIXED")) {
-          kind = BackoffKind.FIXED;
-        } else if (call.is(i + 1, "EXPONENTIAL")) {
-          kind = BackoffKind.EXPONENTIAL;
+
+    JobOptions copy() {
+      JobOptions o = new JobOptions();
+      o.delay = delay;
+      o.at = at;
+      o.priority = priority;
+      o.id = id;
+      o.unique = unique;
+      o.attempts = attempts;
+      o.backoff = backoff;
+      return o;
+    }
+
+    /**
+     * Reads options from word {@code i} on, over these (a job's DELAY or AT replaces a default's
+     * time), up to the end or, when {@code bulk}, the next JOB; the index it stopped at.
+     */
+    int parse(Call call, int i, boolean bulk) {
+      boolean gaveDelay = false;
+      boolean gaveAt = false;
+      for (; i < call.argc() && !(bulk && call.is(i, "JOB")); i++) {
+        if (call.is(i, "DELAY") && i + 1 < call.argc()) {
+          delay = duration(call, ++i);
+          at = null;
+          gaveDelay = true;
+        } else if (call.is(i, "AT") && i + 1 < call.argc()) {
+          Long t = Parse.longOrNull(call.arg(++i));
+          if (t == null || t < 0) {
+            throw CommandException.err("AT is a Unix time in milliseconds");
+          }
+          at = t;
+          delay = 0;
+          gaveAt = true;
+        } else if (call.is(i, "PRIORITY") && i + 1 < call.argc()) {
+          Long p = Parse.longOrNull(call.arg(++i));
+          if (p == null || p < -1_000_000 || p > 1_000_000) {
+            throw CommandException.err("PRIORITY is an integer from -1000000 to 1000000");
+          }
+          priority = p.intValue();
+        } else if (call.is(i, "ID") && i + 1 < call.argc()) {
+          id = id(call, ++i);
+        } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
+          unique = duration(call, ++i);
+        } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
+          Long a = Parse.longOrNull(call.arg(++i));
+          if (a == null || a < 1 || a > MAX_ATTEMPTS) {
+            throw CommandException.err("ATTEMPTS is an integer from 1 to " + MAX_ATTEMPTS);
+          }
+          attempts = a.intValue();
+        } else if (call.is(i, "BACKOFF") && i + 2 < call.argc()) {
+          BackoffKind kind;
+          if (call.is(i + 1, "FIXED")) {
+            kind = BackoffKind.FIXED;
+          } else if (call.is(i + 1, "EXPONENTIAL")) {
+            kind = BackoffKind.EXPONENTIAL;
+          } else {
+            throw new CommandException(Errors.SYNTAX);
+          }
+          long base = duration(call, i + 2);
+          long max = kind == BackoffKind.FIXED ? base : Parse.MAX_DURATION_MILLIS;
+          i += 2;
+          if (i + 2 < call.argc() && call.is(i + 1, "MAX")) {
+            max = duration(call, i + 2);
+            i += 2;
+          }
+          backoff = new Backoff(kind, base, max);
         } else {
           throw new CommandException(Errors.SYNTAX);
         }
-        long base = duration(call, i + 2);
-        long max = kind == BackoffKind.FIXED ? base : Parse.MAX_DURATION_MILLIS;
-        i += 2;
-        if (i + 2 < call.argc() && call.is(i + 1, "MAX")) {
-          max = duration(call, i + 2);
-          i += 2;
-        }
-        backoff = new Backoff(kind, base, max);
-      } else {
-        throw new CommandException(Errors.SYNTAX);
       }
+      if (gaveDelay && gaveAt) {
+        throw CommandException.err("DELAY and AT cannot be given together");
+      }
+      return i;
     }
-    if (unique > 0 && id == null) {
-      throw CommandException.err("UNIQUE needs an ID");
+
+    /** The checks that need every option a job has. */
+    JobOptions check() {
+      if (unique > 0 && id == null) {
+        throw CommandException.err("UNIQUE needs an ID");
+      }
+      return this;
     }
-    if (at != null && delay > 0) {
-      throw CommandException.err("DELAY and AT cannot be given together");
-    }
+  }
+
+  /**
+   * QUEUE.ADD key payload [options]: ["new" or "duplicate", id, state] (a duplicate's state is its
+   * holder's, or done).
+   */
+  static Reply add(Call call) {
+    JobOptions options = new JobOptions();
+    options.parse(call, 3, false);
+    options.check();
     byte[] payload = call.arg(2);
-    byte[] jobId = id;
-    long delayMillis = delay;
-    Long atMillis = at;
-    int pri = priority;
-    int max = attempts;
-    Backoff b = backoff;
-    long uniqueMillis = unique;
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
               long now = call.engine().now();
-              JobQueue q = tx.value(QueueCodec.INSTANCE);
-              boolean create = q == null;
-              if (create) {
-                q = new JobQueue();
-              }
-              long due = atMillis != null ? atMillis : now + delayMillis;
-              JobQueue.Added added = q.add(now, jobId, payload, pri, due, max, b, uniqueMillis);
-              if (create) {
-                tx.create(QueueCodec.INSTANCE, q, QueueCodec.RECIPE);
-              }
-              if (added.isNew()) {
+              JobQueue q = queueToAdd(tx);
+              boolean[] any = {false};
+              Reply r = add(tx, q, now, payload, options, any);
+              if (any[0]) {
                 call.engine().waits().wake(call.arg(1), null);
-                tx.log(
-                    QueueCodec.OP_ADD,
-                    new Op()
-                        .u64(now)
-                        .bytes(jobId)
-                        .bytes(payload)
-                        .i32(pri)
-                        .u64(due)
-                        .i32(max)
-                        .backoff(b)
-                        .u64(uniqueMillis)
-                        .done());
               }
-              return Reply.array(
-                  Reply.bulk(added.isNew() ? "new" : "duplicate"),
-                  Reply.bulk(added.id()),
-                  Reply.bulk(
-                      added.state() == null
-                          ? "done"
-                          : added.state().name().toLowerCase(Locale.ROOT)));
+              return r;
             });
+  }
+
+  /**
+   * QUEUE.MADD key [defaults] JOB payload [options] [JOB payload [options] ...]: adds the jobs in
+   * one write, in order; options before the first JOB are every job's unless it gives its own (an
+   * ID is a job's alone). One QUEUE.ADD reply a job. Nothing is added if any job is malformed.
+   */
+  static Reply madd(Call call) {
+    JobOptions defaults = new JobOptions();
+    int i = defaults.parse(call, 2, true);
+    if (defaults.id != null) {
+      throw CommandException.err("an ID is a job's own: give it after its JOB");
+    }
+    List<byte[]> payloads = new ArrayList<>();
+    List<JobOptions> options = new ArrayList<>();
+    while (i < call.argc()) {
+      if (i + 1 >= call.argc()) {
+        throw CommandException.err("JOB needs a payload");
+      }
+      if (payloads.size() == MAX_BULK) {
+        throw CommandException.err("at most " + MAX_BULK + " jobs a QUEUE.MADD");
+      }
+      payloads.add(call.arg(i + 1));
+      JobOptions o = defaults.copy();
+      i = o.parse(call, i + 2, true);
+      options.add(o.check());
+    }
+    if (payloads.isEmpty()) {
+      throw CommandException.err("QUEUE.MADD needs a JOB");
+    }
+    return call.engine()
+        .write(
+            call.arg(1),
+            tx -> {
+              long now = call.engine().now();
+              JobQueue q = queueToAdd(tx);
+              List<Reply> out = new ArrayList<>(payloads.size());
+              boolean[] any = {false};
+              for (int j = 0; j < payloads.size(); j++) {
+                out.add(add(tx, q, now, payloads.get(j), options.get(j), any));
+              }
+              if (any[0]) {
+                call.engine().waits().wake(call.arg(1), null);
+              }
+              return Reply.array(out);
+            });
+  }
+
+  /** The key's queue, made if the key is free. */
+  static JobQueue queueToAdd(io.idem.server.engine.KeyTx tx) {
+    JobQueue q = tx.value(QueueCodec.INSTANCE);
+    if (q == null) {
+      q = new JobQueue();
+      tx.create(QueueCodec.INSTANCE, q, QueueCodec.RECIPE);
+    }
+    return q;
+  }
+
+  /** Adds one job and logs it if it is new (then sets {@code any[0]}); QUEUE.ADD's reply. */
+  private static Reply add(
+      io.idem.server.engine.KeyTx tx,
+      JobQueue q,
+      long now,
+      byte[] payload,
+      JobOptions o,
+      boolean[] any) {
+    long due = o.at != null ? o.at : now + o.delay;
+    JobQueue.Added added =
+        q.add(now, o.id, payload, o.priority, due, o.attempts, o.backoff, o.unique);
+    if (added.isNew()) {
+      any[0] = true;
+      tx.log(
+          QueueCodec.OP_ADD,
+          new Op()
+              .u64(now)
+              .bytes(o.id)
+              .bytes(payload)
+              .i32(o.priority)
+              .u64(due)
+              .i32(o.attempts)
+              .backoff(o.backoff)
+              .u64(o.unique)
+              .done());
+    }
+    return Reply.array(
+        Reply.bulk(added.isNew() ? "new" : "duplicate"),
+        Reply.bulk(added.id()),
+        Reply.bulk(added.state() == null ? "done" : added.state().name().toLowerCase(Locale.ROOT)));
   }
 
   /**
@@ -307,7 +408,7 @@ final class QueueHandlers {
             }
             long now = engine.now();
             for (Lease j : jobs) {
-              if (q.release(j.id(), j.token(), now)) {
+              if (q.release(j.id(), j.token(), now) != JobQueue.Held.NOT_LEASED) {
                 tx.log(
                     QueueCodec.OP_RELEASE, new Op().bytes(j.id()).u64(j.token()).u64(now).done());
               }
@@ -340,8 +441,11 @@ final class QueueHandlers {
               long now = call.engine().now();
               int done = 0;
               for (int i = 0; i < n; i++) {
-                if (q.ack(now, ids[i], tokens[i])) {
+                JobQueue.Held held = q.ack(now, ids[i], tokens[i]);
+                if (held != JobQueue.Held.NOT_LEASED) {
                   tx.log(QueueCodec.OP_ACK, new Op().u64(now).bytes(ids[i]).u64(tokens[i]).done());
+                }
+                if (held == JobQueue.Held.DONE) {
                   done++;
                 }
               }
@@ -377,9 +481,11 @@ final class QueueHandlers {
                   QueueCodec.OP_FAIL,
                   new Op().u64(now).bytes(id).u64(token).text(error).u64(due).done());
               call.engine().waits().wake(call.arg(1), null);
-              return f == JobQueue.Failed.DEAD
-                  ? Reply.array(Reply.bulk("dead"), Reply.NULL)
-                  : Reply.array(Reply.bulk("retry"), Reply.integer(due));
+              return switch (f) {
+                case DEAD -> Reply.array(Reply.bulk("dead"), Reply.NULL);
+                case CANCELLED -> Reply.array(Reply.bulk("cancelled"), Reply.NULL);
+                default -> Reply.array(Reply.bulk("retry"), Reply.integer(due));
+              };
             });
   }
 
@@ -398,12 +504,15 @@ final class QueueHandlers {
     return Math.floorMod(z, delay / 5 + 1);
   }
 
-  /** QUEUE.EXTEND key id token duration: the lease ends that long from now. 1 or 0. */
+  /**
+   * QUEUE.EXTEND key id token duration: the lease ends that long from now. 1, 0 (this lease does
+   * not hold it) or -1 (it was cancelled: stop, it is gone).
+   */
   static Reply extend(Call call) {
     return leaseChange(call, duration(call, 4), QueueCodec.OP_EXTEND, JobQueue::extend, false);
   }
 
-  /** QUEUE.RELEASE key id token [DELAY duration]: gives the job back; 1 or 0. */
+  /** QUEUE.RELEASE key id token [DELAY duration]: gives the job back; 1, 0 or -1 (cancelled). */
   static Reply release(Call call) {
     long delay = 0;
     if (call.argc() == 6 && call.is(4, "DELAY")) {
@@ -416,13 +525,14 @@ final class QueueHandlers {
 
   /** What EXTEND and RELEASE do to a leased job: move it to a time, if this lease holds it. */
   private interface LeaseChange {
-    boolean apply(JobQueue q, byte[] id, long token, long at);
+    JobQueue.Held apply(JobQueue q, byte[] id, long token, long at);
   }
 
   /**
    * Applies {@code change} to the job named by arguments 2 and 3 at {@code afterMillis} from now,
    * logs it as {@code op} (id, token, the time), and wakes blocked reserves if {@code wake}.
-   * Replies 1, or 0 if the lease of this token does not hold the job.
+   * Replies 1, 0 if the lease of this token does not hold the job, or -1 if the job was cancelled
+   * (it is gone now: the change took it out, and is logged).
    */
   private static Reply leaseChange(
       Call call, long afterMillis, byte op, LeaseChange change, boolean wake) {
@@ -434,14 +544,15 @@ final class QueueHandlers {
             tx -> {
               JobQueue q = queue(tx.entry());
               long at = call.engine().now() + afterMillis;
-              if (!change.apply(q, id, token, at)) {
+              JobQueue.Held held = change.apply(q, id, token, at);
+              if (held == JobQueue.Held.NOT_LEASED) {
                 return Reply.ZERO;
               }
               tx.log(op, new Op().bytes(id).u64(token).u64(at).done());
               if (wake) {
                 call.engine().waits().wake(call.arg(1), null);
               }
-              return Reply.integer(1);
+              return Reply.integer(held == JobQueue.Held.DONE ? 1 : -1);
             });
   }
 
@@ -465,10 +576,7 @@ final class QueueHandlers {
               JobQueue q = queue(e);
               List<Reply> out = new ArrayList<>();
               for (Job j : q.dead(n)) {
-                List<Reply> errors = new ArrayList<>(j.errors.size());
-                for (String s : j.errors) {
-                  errors.add(Reply.bulk(s));
-                }
+                List<Reply> errors = errors(j);
                 out.add(
                     Reply.array(
                         Reply.bulk(j.id()),
@@ -478,6 +586,14 @@ final class QueueHandlers {
               }
               return Reply.array(out);
             });
+  }
+
+  static List<Reply> errors(Job j) {
+    List<Reply> errors = new ArrayList<>(j.errors().size());
+    for (String s : j.errors()) {
+      errors.add(Reply.bulk(s));
+    }
+    return errors;
   }
 
   /** QUEUE.REPLAY key (id | ALL): dead jobs due again now, attempts cleared; how many. */
@@ -512,7 +628,10 @@ final class QueueHandlers {
             });
   }
 
-  /** QUEUE.INFO key: the counts of ready, delayed, leased and dead jobs, as of now. */
+  /**
+   * QUEUE.INFO key: the counts of ready, delayed, leased and dead jobs, as of now, then whether it
+   * is paused (new fields go at the end: clients read the first by position).
+   */
   static Reply info(Call call) {
     return call.engine()
         .read(
@@ -525,7 +644,8 @@ final class QueueHandlers {
                       Reply.bulk("ready"), Reply.integer(c[0]),
                       Reply.bulk("delayed"), Reply.integer(c[1]),
                       Reply.bulk("leased"), Reply.integer(c[2]),
-                      Reply.bulk("dead"), Reply.integer(c[3])));
+                      Reply.bulk("dead"), Reply.integer(c[3]),
+                      Reply.bulk("paused"), Reply.integer(q.paused() ? 1 : 0)));
             });
   }
 }

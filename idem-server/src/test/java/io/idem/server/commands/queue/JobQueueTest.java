@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.idem.server.commands.queue.JobQueue.Backoff;
 import io.idem.server.commands.queue.JobQueue.BackoffKind;
 import io.idem.server.commands.queue.JobQueue.Failed;
+import io.idem.server.commands.queue.JobQueue.Held;
 import io.idem.server.commands.queue.JobQueue.Job;
 import io.idem.server.commands.queue.JobQueue.State;
 import java.nio.charset.StandardCharsets;
@@ -81,18 +82,18 @@ class JobQueueTest {
     long stale = first.token;
     assertThat(first.attempts).isEqualTo(1);
     assertThat(q.reserve(50, 1, 150)).isEmpty(); // leased: no one else gets it
-    assertThat(q.extend(b("1"), stale, 200)).isTrue();
+    assertThat(q.extend(b("1"), stale, 200)).isEqualTo(Held.DONE);
     assertThat(q.reserve(150, 1, 250)).isEmpty(); // extended past 150
     Job again = q.reserve(200, 1, 300).get(0); // the lease ended at 200: due again
     assertThat(again.attempts).isEqualTo(2);
-    assertThat(again.errors).containsExactly("lease expired at 200");
+    assertThat(again.errors()).containsExactly("lease expired at 200");
     // The first worker's token is stale: its ack, fail, extend and release do nothing.
     assertThat(again.token).isNotEqualTo(stale);
-    assertThat(q.ack(210, b("1"), stale)).isFalse();
+    assertThat(q.ack(210, b("1"), stale)).isEqualTo(Held.NOT_LEASED);
     assertThat(q.fail(210, b("1"), stale, "late", 0)).isEqualTo(Failed.NOT_LEASED);
-    assertThat(q.extend(b("1"), stale, 999)).isFalse();
-    assertThat(q.release(b("1"), stale, 0)).isFalse();
-    assertThat(q.ack(210, b("1"), again.token)).isTrue();
+    assertThat(q.extend(b("1"), stale, 999)).isEqualTo(Held.NOT_LEASED);
+    assertThat(q.release(b("1"), stale, 0)).isEqualTo(Held.NOT_LEASED);
+    assertThat(q.ack(210, b("1"), again.token)).isEqualTo(Held.DONE);
     assertThat(q.job(b("1"))).isNull();
     assertThat(q.counts(210)).containsExactly(0, 0, 0, 0);
   }
@@ -110,20 +111,20 @@ class JobQueueTest {
     Job last = q.reserve(3000, 1, 3050).get(0);
     assertThat(q.fail(3000, last.id(), last.token, "boom 3", 9999)).isEqualTo(Failed.DEAD);
     assertThat(q.dead(10)).hasSize(1);
-    assertThat(q.dead(10).get(0).errors).containsExactly("boom 1", "boom 2", "boom 3");
+    assertThat(q.dead(10).get(0).errors()).containsExactly("boom 1", "boom 2", "boom 3");
     assertThat(q.job(b("j")).state()).isEqualTo(State.DEAD);
     assertThat(q.counts(3000)).containsExactly(0, 0, 0, 1);
     assertThat(q.replay(4000, b("j"))).isEqualTo(1);
     Job replayed = q.reserve(4000, 1, 4100).get(0);
     assertThat(replayed.attempts).isEqualTo(1);
-    assertThat(replayed.errors).isEmpty();
+    assertThat(replayed.errors()).isEmpty();
     q.fail(4000, replayed.id(), replayed.token, "again", 4000);
     // A lease that expires on the last attempt is a dead letter too.
     q.reserve(4000, 1, 4010);
     q.reserve(4010, 1, 4020);
     assertThat(q.counts(4020)).containsExactly(0, 0, 0, 1); // as of 4020, dead
     q.settle(4020);
-    assertThat(q.dead(10).get(0).errors)
+    assertThat(q.dead(10).get(0).errors())
         .containsExactly("again", "lease expired at 4010", "lease expired at 4020");
     assertThat(q.purge()).isEqualTo(1);
     assertThat(q.job(b("j"))).isNull();
@@ -134,7 +135,7 @@ class JobQueueTest {
     JobQueue q = new JobQueue();
     q.add(0, b("j"), b("p"), 0, 0, 1, Backoff.NONE, 0);
     Job j = q.reserve(0, 1, 100).get(0);
-    assertThat(q.release(j.id(), j.token, 50)).isTrue();
+    assertThat(q.release(j.id(), j.token, 50)).isEqualTo(Held.DONE);
     assertThat(q.reserve(49, 1, 100)).isEmpty();
     assertThat(q.reserve(50, 1, 100).get(0).attempts).isEqualTo(1); // still its first attempt
   }
@@ -168,28 +169,28 @@ class JobQueueTest {
     Job a = q.reserve(0, 1, 100).get(0);
     long ta = a.token;
     seen.add(ta);
-    assertThat(q.release(b("j"), ta, 0)).isTrue();
+    assertThat(q.release(b("j"), ta, 0)).isEqualTo(Held.DONE);
     Job b = q.reserve(1, 1, 100).get(0);
     assertThat(b.attempts).isEqualTo(1); // the same attempt as the released lease
     assertThat(seen.add(b.token)).isTrue();
-    assertThat(q.ack(2, b("j"), ta)).isFalse(); // the first worker's late ack
+    assertThat(q.ack(2, b("j"), ta)).isEqualTo(Held.NOT_LEASED); // the first worker's late ack
     assertThat(q.job(b("j")).state()).isEqualTo(State.LEASED);
     long tb = b.token;
     assertThat(q.fail(3, b("j"), tb, "x", 3)).isEqualTo(Failed.DEAD);
     assertThat(q.replay(4, b("j"))).isEqualTo(1);
     long tc = q.reserve(4, 1, 100).get(0).token;
     assertThat(seen.add(tc)).isTrue();
-    assertThat(q.extend(b("j"), tb, 500)).isFalse();
-    assertThat(q.ack(5, b("j"), tc)).isTrue();
+    assertThat(q.extend(b("j"), tb, 500)).isEqualTo(Held.NOT_LEASED);
+    assertThat(q.ack(5, b("j"), tc)).isEqualTo(Held.DONE);
     // The id is free again (no UNIQUE window): a new job under it.
     q.add(6, b("j"), b("p2"), 0, 6, 1, Backoff.NONE, 0);
     long td = q.reserve(6, 1, 100).get(0).token;
     assertThat(seen.add(td)).isTrue();
     for (long stale : List.of(ta, tb, tc)) {
-      assertThat(q.ack(7, b("j"), stale)).isFalse();
-      assertThat(q.release(b("j"), stale, 7)).isFalse();
+      assertThat(q.ack(7, b("j"), stale)).isEqualTo(Held.NOT_LEASED);
+      assertThat(q.release(b("j"), stale, 7)).isEqualTo(Held.NOT_LEASED);
     }
-    assertThat(q.ack(7, b("j"), td)).isTrue();
+    assertThat(q.ack(7, b("j"), td)).isEqualTo(Held.DONE);
   }
 
   /**
@@ -208,7 +209,7 @@ class JobQueueTest {
     for (int i = 0; i < n; i++) {
       q.add(i, b("u" + i), b("p"), 0, i, 1, Backoff.NONE, i % 2 == 0 ? 1_000_000 : 10);
       Job j = q.reserve(i, 1, i + 5).get(0);
-      assertThat(q.ack(i, j.id(), j.token)).isTrue();
+      assertThat(q.ack(i, j.id(), j.token)).isEqualTo(Held.DONE);
     }
     // At n + 10 every short window has ended; the long ones last until 1,000,000 past their ack.
     assertThat(q.add(n + 10, b("u1"), b("p"), 0, 0, 1, Backoff.NONE, 0).isNew()).isTrue();
@@ -330,8 +331,7 @@ class JobQueueTest {
         long token = m.token;
         switch (op) {
           case 7 -> {
-            boolean acked = q.ack(now, b(m.id), token);
-            if (acked) {
+            if (q.ack(now, b(m.id), token) == Held.DONE) {
               model.remove(m);
             }
           }
@@ -347,7 +347,7 @@ class JobQueueTest {
           }
           default -> {
             long until = now + rnd.nextInt(100);
-            if (q.extend(b(m.id), token, until)) {
+            if (q.extend(b(m.id), token, until) == Held.DONE) {
               m.leaseUntil = until;
             }
           }

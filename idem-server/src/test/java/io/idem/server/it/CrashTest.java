@@ -40,6 +40,7 @@ class CrashTest {
     types.addAll(DedupWorkloads.all());
     types.add(new QueueWorkload());
     types.add(new QueueLeaseWorkload());
+    types.add(new QueueControlWorkload());
     types.add(new IdemKeyWorkload());
     types.add(new ThrottleWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());

@@ -12,10 +12,11 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * The crash test's queue: QUEUE.ADD of unique jobs, QUEUE.RESERVE under a lease longer than the
- * test, QUEUE.ACK of some of them, pipelined. After a restart: no job whose add was acknowledged is
- * lost (adding its id again answers "duplicate", never "new"), a job whose ack was acknowledged is
- * done, a job leased to this worker is still leased to it, and no reserve hands it to another.
+ * The crash test's queue: QUEUE.ADD (or one QUEUE.MADD) of unique jobs, QUEUE.RESERVE under a lease
+ * longer than the test, QUEUE.ACK of some of them, pipelined. After a restart: no job whose add was
+ * acknowledged is lost (adding its id again answers "duplicate", never "new"), a job whose ack was
+ * acknowledged is done, a job leased to this worker is still leased to it, and no reserve hands it
+ * to another.
  */
 final class QueueWorkload extends CrashWorkload {
 
@@ -34,7 +35,7 @@ final class QueueWorkload extends CrashWorkload {
   private long next;
 
   QueueWorkload() {
-    super("QUEUE.ADD, QUEUE.RESERVE, QUEUE.ACK");
+    super("QUEUE.ADD, QUEUE.MADD, QUEUE.RESERVE, QUEUE.ACK");
   }
 
   @Override
@@ -48,10 +49,19 @@ final class QueueWorkload extends CrashWorkload {
   void batch(RespClient c, Random random) throws IOException {
     int adds = 1 + random.nextInt(20);
     List<String> ids = new ArrayList<>();
+    boolean bulk = random.nextBoolean(); // one QUEUE.MADD for them all
+    List<String> madd = new ArrayList<>(List.of("QUEUE.MADD", KEY, "UNIQUE", "1d"));
     for (int i = 0; i < adds; i++) {
       String id = "j-" + next++;
       ids.add(id);
-      c.send("QUEUE.ADD", KEY, "payload of " + id, "ID", id, "UNIQUE", "1d");
+      if (bulk) {
+        madd.addAll(List.of("JOB", "payload of " + id, "ID", id));
+      } else {
+        c.send("QUEUE.ADD", KEY, "payload of " + id, "ID", id, "UNIQUE", "1d");
+      }
+    }
+    if (bulk) {
+      c.send(madd.toArray(String[]::new));
     }
     c.send("QUEUE.RESERVE", KEY, "COUNT", Integer.toString(1 + random.nextInt(10)), "LEASE", "1h");
     List<Map.Entry<String, Long>> toAck = new ArrayList<>();
@@ -65,8 +75,10 @@ final class QueueWorkload extends CrashWorkload {
       c.send("QUEUE.ACK", KEY, e.getKey(), Long.toString(e.getValue()));
     }
     c.flush();
-    for (String id : ids) {
-      List<?> r = list(c.read(), "QUEUE.ADD " + id);
+    List<?> bulkReply = bulk ? list(c.read(), "QUEUE.MADD") : null;
+    for (int i = 0; i < ids.size(); i++) {
+      String id = ids.get(i);
+      List<?> r = bulk ? (List<?>) bulkReply.get(i) : list(c.read(), "QUEUE.ADD " + id);
       assertThat(text(r.get(0))).isEqualTo("new");
       added.add(id);
       acknowledged++;

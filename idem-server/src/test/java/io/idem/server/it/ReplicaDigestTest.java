@@ -125,6 +125,19 @@ class ReplicaDigestTest {
             if (i % 5 == 0) {
               idem.send("QUEUE.RESERVE", "q", "COUNT", "3", "LEASE", "1s");
             }
+            // Bulk adds, cancels of jobs in every state, pauses, progress under guessed tokens.
+            if (i % 10 == 0) {
+              idem.send("QUEUE.MADD", "q", "ATTEMPTS", "2", "JOB", "m-" + i, "JOB", "n-" + i);
+            }
+            if (i % 13 == 0) {
+              idem.send("QUEUE.CANCEL", "q", Integer.toString(i / 2 + 1), "nope");
+            }
+            if (i % 17 == 0) {
+              idem.send(i % 34 == 0 ? "QUEUE.PAUSE" : "QUEUE.RESUME", "q");
+            }
+            if (i % 11 == 0) {
+              idem.send("QUEUE.PROGRESS", "q", Integer.toString(i / 3 + 1), "1", "p" + i);
+            }
             // Begins that lapse and are taken over at later records' times; guessed tokens that
             // complete nothing; a WAIT that every node refuses alike.
             idem.send("IDEMKEY.BEGIN", "ik", "k-" + (i % 30), "FINGERPRINT", "f" + (i % 2));

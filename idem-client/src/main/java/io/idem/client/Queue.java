@@ -31,6 +31,12 @@ public final class Queue {
   private static final Keyword INFO = Keyword.of("QUEUE.INFO");
   private static final Keyword DEAD = Keyword.of("QUEUE.DEAD");
   private static final Keyword REPLAY = Keyword.of("QUEUE.REPLAY");
+  private static final Keyword MADD = Keyword.of("QUEUE.MADD");
+  private static final Keyword PAUSE = Keyword.of("QUEUE.PAUSE");
+  private static final Keyword RESUME = Keyword.of("QUEUE.RESUME");
+  private static final Keyword CANCEL = Keyword.of("QUEUE.CANCEL");
+  private static final Keyword PROGRESS = Keyword.of("QUEUE.PROGRESS");
+  private static final Keyword JOB = Keyword.of("QUEUE.JOB");
 
   private final IdemClient client;
   private final String key;
@@ -88,7 +94,52 @@ public final class Queue {
   public record Failed(FailOutcome outcome, @Nullable Instant retryAt) {}
 
   /** The jobs of the queue by state, as of the call. */
-  public record Info(long ready, long delayed, long leased, long dead) {}
+  public record Info(long ready, long delayed, long leased, long dead, boolean paused) {
+    /** Counts of a queue that is not paused. */
+    public Info(long ready, long delayed, long leased, long dead) {
+      this(ready, delayed, leased, dead, false);
+    }
+  }
+
+  /** A job to add with {@link #addAll}: its payload and how it is added. */
+  public record NewJob(byte[] payload, AddOptions options) {}
+
+  /** Where a lease holder stands after a call on its job. */
+  public enum LeaseState {
+    /** The lease holds the job, and the call did what it asked. */
+    HELD,
+    /** The lease no longer holds it (it ended, or the job was acked): another may run it. */
+    LOST,
+    /** The job was cancelled: it is gone now, and the holder should stop working on it. */
+    CANCELLED
+  }
+
+  /** What {@link #cancel} did to one job. */
+  public enum Cancelled {
+    /** It was waiting, delayed or dead: gone, its id free. */
+    CANCELLED,
+    /** It is leased: its holder is told at its next call (or its lease's end), then it is gone. */
+    LEASED,
+    /** No such job. */
+    NOT_FOUND
+  }
+
+  /**
+   * One job as {@link #job} shows it: {@code state} is ready, delayed, leased or dead; {@code
+   * leaseUntil} is null unless leased; {@code cancelled} while a cancelled job's holder is still to
+   * be told.
+   */
+  public record JobInfo(
+      String state,
+      byte[] payload,
+      int priority,
+      int attempts,
+      int maxAttempts,
+      Instant due,
+      @Nullable Instant leaseUntil,
+      byte @Nullable [] progress,
+      List<String> errors,
+      boolean cancelled) {}
 
   /** A dead letter and its errors, oldest first. */
   public record DeadJob(String id, byte[] payload, int attempts, List<String> errors) {}
@@ -107,14 +158,40 @@ public final class Queue {
   public CompletionStage<Added> addAsync(byte[] payload, AddOptions options) {
     CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes).add(payload);
     options.appendTo(args);
+    return client.array(ADD, args).thenApply(Queue::added);
+  }
+
+  /**
+   * Adds every job in one write, in order (QUEUE.MADD): one {@link Added} a job. At most 10,000
+   * jobs; nothing is added if the server refuses the command.
+   */
+  public List<Added> addAll(List<NewJob> jobs) {
+    return join(addAllAsync(jobs));
+  }
+
+  public CompletionStage<List<Added>> addAllAsync(List<NewJob> jobs) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes);
+    for (NewJob j : jobs) {
+      args.add("JOB").add(j.payload());
+      j.options().appendTo(args);
+    }
     return client
-        .array(ADD, args)
+        .array(MADD, args)
         .thenApply(
-            r ->
-                new Added(
-                    Outcome.valueOf(text(r.get(0)).toUpperCase(Locale.ROOT)),
-                    text(r.get(1)),
-                    State.valueOf(text(r.get(2)).toUpperCase(Locale.ROOT))));
+            r -> {
+              List<Added> out = new ArrayList<>(r.size());
+              for (Object o : r) {
+                out.add(added((List<?>) o));
+              }
+              return out;
+            });
+  }
+
+  private static Added added(List<?> r) {
+    return new Added(
+        Outcome.valueOf(text(r.get(0)).toUpperCase(Locale.ROOT)),
+        text(r.get(1)),
+        State.valueOf(text(r.get(2)).toUpperCase(Locale.ROOT)));
   }
 
   // ---- reserve
@@ -224,6 +301,36 @@ public final class Queue {
         .thenApply(n -> n == 1);
   }
 
+  /** As {@link #extend}, telling a lost lease from a cancelled job. */
+  public LeaseState extendLease(Job job, Duration lease) {
+    return join(extendLeaseAsync(job, lease));
+  }
+
+  public CompletionStage<LeaseState> extendLeaseAsync(Job job, Duration lease) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.token()).add(millis(lease) + "ms");
+    return client
+        .single(EXTEND, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
+        .thenApply(Queue::leaseState);
+  }
+
+  /** Reports the job's progress (up to 4 KiB, shown by {@link #job}). */
+  public LeaseState progress(Job job, byte[] value) {
+    return join(progressAsync(job, value));
+  }
+
+  public CompletionStage<LeaseState> progressAsync(Job job, byte[] value) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.token()).add(value);
+    return client
+        .single(PROGRESS, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
+        .thenApply(Queue::leaseState);
+  }
+
+  private static LeaseState leaseState(Long n) {
+    return n == 1 ? LeaseState.HELD : n == -1 ? LeaseState.CANCELLED : LeaseState.LOST;
+  }
+
   /** Gives the job back, due after {@code delay}, without counting the attempt. */
   public boolean release(Job job, Duration delay) {
     CommandArgs<byte[], byte[]> args =
@@ -239,11 +346,74 @@ public final class Queue {
             .thenApply(n -> n == 1));
   }
 
+  // ---- control
+
+  /** Pauses the queue: it leases nothing until resumed. False if it was paused already. */
+  public boolean pause() {
+    return integer(PAUSE, IdemClient.args().addKey(keyBytes)) == 1;
+  }
+
+  /** Resumes a paused queue (blocked reserves wake). False if it was not paused. */
+  public boolean resume() {
+    return integer(RESUME, IdemClient.args().addKey(keyBytes)) == 1;
+  }
+
+  /** Cancels the jobs with these ids: what became of each, in order. */
+  public List<Cancelled> cancel(String... ids) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes);
+    for (String id : ids) {
+      args.add(id);
+    }
+    List<Object> r = join(client.array(CANCEL, args));
+    List<Cancelled> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      out.add(
+          o == null
+              ? Cancelled.NOT_FOUND
+              : text(o).equals("leased") ? Cancelled.LEASED : Cancelled.CANCELLED);
+    }
+    return out;
+  }
+
+  private long integer(Keyword command, CommandArgs<byte[], byte[]> args) {
+    return join(client.single(command, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args));
+  }
+
   // ---- watching
 
   public Info info() {
     List<Object> r = join(client.array(INFO, IdemClient.args().addKey(keyBytes)));
-    return new Info((Long) r.get(1), (Long) r.get(3), (Long) r.get(5), (Long) r.get(7));
+    boolean paused = r.size() > 9 && (Long) r.get(9) == 1;
+    return new Info((Long) r.get(1), (Long) r.get(3), (Long) r.get(5), (Long) r.get(7), paused);
+  }
+
+  /** The job with this id as of now, or empty (acked, cancelled, purged or never added). */
+  public java.util.Optional<JobInfo> job(String id) {
+    List<Object> r = join(client.array(JOB, IdemClient.args().addKey(keyBytes).add(id)));
+    if (r == null || r.size() < 2) {
+      return java.util.Optional.empty(); // nil, as Lettuce reads it
+    }
+    java.util.Map<String, Object> f = new java.util.HashMap<>();
+    for (int i = 0; i + 1 < r.size(); i += 2) {
+      f.put(text(r.get(i)), r.get(i + 1));
+    }
+    List<String> errors = new ArrayList<>();
+    for (Object e : (List<?>) f.get("errors")) {
+      errors.add(text(e));
+    }
+    Object until = f.get("lease-until");
+    return java.util.Optional.of(
+        new JobInfo(
+            text(f.get("state")),
+            (byte[]) f.get("payload"),
+            ((Long) f.get("priority")).intValue(),
+            ((Long) f.get("attempts")).intValue(),
+            ((Long) f.get("max-attempts")).intValue(),
+            Instant.ofEpochMilli((Long) f.get("due")),
+            until == null ? null : Instant.ofEpochMilli((Long) until),
+            (byte[]) f.get("progress"),
+            errors,
+            (Long) f.get("cancelled") == 1));
   }
 
   /** The dead letters, oldest first, at most {@code count}. */

@@ -50,12 +50,18 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
     this.batch = batch;
   }
 
-  /** A job handed to the subscriber: ack it, fail it or release it, once. */
+  /**
+   * A job handed to the subscriber: ack it, fail it or release it, once. If the job is cancelled
+   * meanwhile (QUEUE.CANCEL), the keep-alive or a {@link #progress} learns it: the delivery is then
+   * settled, {@link #cancelled} is true, and the {@link #onCancel} action runs.
+   */
   public final class Delivery {
     private final Job job;
     private final Subscription owner;
     private final ScheduledFuture<?> keepAlive;
     private final AtomicBoolean settled = new AtomicBoolean();
+    private volatile boolean cancelled;
+    private volatile Runnable onCancel = () -> {};
 
     private Delivery(Job job, Subscription owner) {
       this.job = job;
@@ -65,7 +71,7 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
           owner.timer.scheduleAtFixedRate(
               () -> {
                 if (!settled.get()) {
-                  queue.extendAsync(job, lease);
+                  queue.extendLeaseAsync(job, lease).thenAccept(this::learned);
                 }
               },
               every,
@@ -75,6 +81,33 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
 
     public Job job() {
       return job;
+    }
+
+    /** Whether the job was cancelled while this worker held it. */
+    public boolean cancelled() {
+      return cancelled;
+    }
+
+    /** What to do when the job is found cancelled (at once if it was already). */
+    public void onCancel(Runnable action) {
+      onCancel = action;
+      if (cancelled) {
+        action.run();
+      }
+    }
+
+    /** Reports progress (up to 4 KiB): held, lost, or cancelled (then settled, as above). */
+    public Queue.LeaseState progress(byte[] value) {
+      Queue.LeaseState state = queue.progress(job, value);
+      learned(state);
+      return state;
+    }
+
+    private void learned(Queue.LeaseState state) {
+      if (state == Queue.LeaseState.CANCELLED && settle()) {
+        cancelled = true;
+        onCancel.run();
+      }
     }
 
     /** The job is done. False if its lease was lost (another worker may run it again). */
@@ -199,8 +232,10 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
 
   /**
    * Runs {@code handler} on each job, {@code concurrency} at a time: acked when it returns, failed
-   * with what it threw (an Error too, then thrown on). Returns a handle whose {@code close} stops
-   * taking jobs and waits for the running ones, their leases kept meanwhile.
+   * with what it threw (an Error too, then thrown on). A job cancelled while its handler runs
+   * interrupts the handler's thread (learned at the next keep-alive, within half a lease). Returns
+   * a handle whose {@code close} stops taking jobs and waits for the running ones, their leases
+   * kept meanwhile.
    */
   public AutoCloseable process(int concurrency, Consumer<Job> handler) {
     ExecutorService workers = Executors.newFixedThreadPool(concurrency);
@@ -217,6 +252,18 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
           public void onNext(Delivery d) {
             workers.execute(
                 () -> {
+                  // A cancel interrupts the handler, only while it runs this job.
+                  Thread me = Thread.currentThread();
+                  Object lock = new Object();
+                  boolean[] running = {true};
+                  d.onCancel(
+                      () -> {
+                        synchronized (lock) {
+                          if (running[0]) {
+                            me.interrupt();
+                          }
+                        }
+                      });
                   try {
                     handler.accept(d.job());
                     d.ack();
@@ -226,6 +273,10 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
                       throw error;
                     }
                   } finally {
+                    synchronized (lock) {
+                      running[0] = false;
+                      Thread.interrupted(); // a cancel's interrupt ends with its job
+                    }
                     sub[0].request(1);
                   }
                 });

@@ -7,6 +7,7 @@ import io.idem.client.Queue.Job;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -246,5 +247,74 @@ class QueueClientTest extends WithServer {
     assertThat(maxLeased.get()).isEqualTo(1);
     Thread.sleep(300);
     assertThat(q.info().ready()).isEqualTo(15); // nothing taken past the demand
+  }
+
+  @Test
+  void bulkAdd_pause_cancel_progress_andJob() {
+    Queue q = client.queue("controls");
+    AddOptions retried = AddOptions.defaults().attempts(3);
+    List<Queue.Added> added =
+        q.addAll(
+            List.of(
+                new Queue.NewJob(b("one"), retried.id("one")),
+                new Queue.NewJob(b("two"), retried.id("two").priority(5)),
+                new Queue.NewJob(b("later"), retried.id("later").delay(Duration.ofHours(1))),
+                new Queue.NewJob(b("again"), retried.id("one"))));
+    assertThat(added)
+        .extracting(Queue.Added::outcome)
+        .containsExactly(
+            Queue.Outcome.NEW, Queue.Outcome.NEW, Queue.Outcome.NEW, Queue.Outcome.DUPLICATE);
+    assertThat(q.pause()).isTrue();
+    assertThat(q.pause()).isFalse();
+    assertThat(q.info()).isEqualTo(new Queue.Info(2, 1, 0, 0, true));
+    assertThat(q.reserve(5, Duration.ofMinutes(1))).isEmpty();
+    assertThat(q.resume()).isTrue();
+    Job two = q.reserve(1, Duration.ofMinutes(1)).get(0);
+    assertThat(two.idText()).isEqualTo("two");
+    assertThat(q.progress(two, b("40%"))).isEqualTo(Queue.LeaseState.HELD);
+    Queue.JobInfo info = q.job("two").orElseThrow();
+    assertThat(info.state()).isEqualTo("leased");
+    assertThat(s(info.progress())).isEqualTo("40%");
+    assertThat(info.priority()).isEqualTo(5);
+    assertThat(info.maxAttempts()).isEqualTo(3);
+    assertThat(info.leaseUntil()).isAfter(Instant.now());
+    assertThat(q.job("later").orElseThrow().state()).isEqualTo("delayed");
+    assertThat(q.cancel("two", "later", "nope"))
+        .containsExactly(
+            Queue.Cancelled.LEASED, Queue.Cancelled.CANCELLED, Queue.Cancelled.NOT_FOUND);
+    assertThat(q.job("two").orElseThrow().cancelled()).isTrue();
+    assertThat(q.extendLease(two, Duration.ofMinutes(1))).isEqualTo(Queue.LeaseState.CANCELLED);
+    assertThat(q.job("two")).isEmpty();
+    assertThat(q.job("later")).isEmpty();
+    Job one = q.reserve(1, Duration.ofMinutes(1)).get(0);
+    assertThat(q.ack(one)).isEqualTo(1);
+    assertThat(q.extendLease(one, Duration.ofMinutes(1))).isEqualTo(Queue.LeaseState.LOST);
+  }
+
+  @Test
+  void aJobCancelledWhileItsHandlerRuns_interruptsTheHandler() throws Exception {
+    Queue q = client.queue("cancelled-while-running");
+    q.add(b("long"), AddOptions.defaults().id("long"));
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    QueueConsumer consumer = new QueueConsumer(client, q.key(), Duration.ofMillis(400), 1);
+    try (AutoCloseable running =
+        consumer.process(
+            1,
+            job -> {
+              started.countDown();
+              try {
+                Thread.sleep(60_000);
+              } catch (InterruptedException e) {
+                interrupted.countDown();
+              }
+            })) {
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(q.cancel("long")).containsExactly(Queue.Cancelled.LEASED);
+      // The next keep-alive (every 200 ms) learns of it and interrupts the handler.
+      assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(q.job("long")).isEmpty();
+    assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 0));
   }
 }

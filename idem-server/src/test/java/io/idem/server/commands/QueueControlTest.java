@@ -70,7 +70,7 @@ class QueueControlTest {
     assertThat(show("QUEUE.INFO", "q"))
         .isEqualTo(
             "{\"ready\"=(integer) 2, \"delayed\"=(integer) 0, \"leased\"=(integer) 0,"
-                + " \"dead\"=(integer) 0, \"paused\"=(integer) 1}");
+                + " \"dead\"=(integer) 0, \"paused\"=(integer) 1, \"groups\"=(integer) 0}");
     // The holder's calls go on while paused: its lease ended, so its ack counts 0.
     assertThat(show("QUEUE.ACK", "q", "a", tokens.get("a"))).isEqualTo("(integer) 0");
     assertThat(show("QUEUE.RESUME", "q")).isEqualTo("(integer) 1");
@@ -154,7 +154,7 @@ class QueueControlTest {
             "{\"state\"=\"delayed\", \"payload\"=\"work\", \"priority\"=(integer) 3,"
                 + " \"attempts\"=(integer) 0, \"max-attempts\"=(integer) 2,"
                 + " \"due\"=(integer) 1001000, \"lease-until\"=(nil), \"progress\"=(nil),"
-                + " \"errors\"=[], \"cancelled\"=(integer) 0}");
+                + " \"errors\"=[], \"cancelled\"=(integer) 0, \"group\"=(nil)}");
     clock.addAndGet(1_000);
     assertThat(show("QUEUE.JOB", "q", "j")).startsWith("{\"state\"=\"ready\"");
     reserve("QUEUE.RESERVE", "q", "LEASE", "5s");

@@ -91,7 +91,9 @@ class QueueServerTest {
       assertThat(acked.get()).isEqualTo(1000);
       List<?> info = (List<?>) producer.call("QUEUE.INFO", "work"); // a flat map under RESP2
       assertThat(info.stream().map(QueueServerTest::text).toList())
-          .containsExactly("ready", "0", "delayed", "0", "leased", "0", "dead", "0", "paused", "0");
+          .containsExactly(
+              "ready", "0", "delayed", "0", "leased", "0", "dead", "0", "paused", "0", "groups",
+              "0");
     }
   }
 

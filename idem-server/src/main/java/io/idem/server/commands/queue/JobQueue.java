@@ -1,5 +1,6 @@
 package io.idem.server.commands.queue;
 
+import io.idem.core.rate.Gcra;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -123,6 +124,9 @@ public final class JobQueue {
 
     /** The job's place in the one order that holds it ({@link JobHeap}), or -1. */
     int heapIndex = -1;
+
+    /** Its group: the queue's default group unless it was added with one. */
+    JobGroup group;
 
     /** What few jobs have (errors, progress, a cancel): null until the first (most have none). */
     @Nullable Extra extra;
@@ -306,11 +310,51 @@ public final class JobQueue {
 
   private static final State[] STATES = State.values();
 
-  /** Delayed jobs, by due time then order added: promoted to {@link #ready} once due. */
+  /** Delayed jobs, by due time then order added: promoted to their group's ready once due. */
   private final JobHeap delayed = new JobHeap(JobHeap.Order.DUE);
 
-  /** Due jobs: the highest priority first, then the earliest due, then the order added. */
-  private final JobHeap ready = new JobHeap(JobHeap.Order.PRIORITY);
+  /**
+   * Jobs added without a group. Each group holds its due jobs: the highest priority first, then the
+   * earliest due, then the order added.
+   */
+  private final JobGroup defaultGroup = new JobGroup(new byte[0], 0);
+
+  /** Named groups, in the order made (which is their seq's). */
+  private final LinkedHashMap<Id, JobGroup> groups = new LinkedHashMap<>();
+
+  private long nextGroupSeq = 1;
+
+  /** Groups that may lease now (due jobs, not paused, under their concurrency), by pass. */
+  private final JobGroup.Heap eligible = new JobGroup.Heap(true);
+
+  /** Groups with due jobs that wait for their rate, by the time it lets them. */
+  private final JobGroup.Heap rateBlocked = new JobGroup.Heap(false);
+
+  /**
+   * Groups with no jobs and no settings, by when they may be dropped (their rate is full again).
+   */
+  private final PriorityQueue<JobGroup> idleGroups =
+      new PriorityQueue<>(
+          Comparator.comparingLong((JobGroup g) -> g.blockedUntil).thenComparingLong(g -> g.seq));
+
+  /** Stride scheduling's clock: the pass of the group served last. */
+  private long virtualTime;
+
+  private long readyCount;
+  private long leasedCount;
+
+  /** The queue's own rate (every lease counts) and its TAT in ns; null: none. */
+  private Gcra.@Nullable Quota rate;
+
+  private long rateTat = -1;
+
+  /** At most this many leased at once in the queue; 0: no limit. */
+  private int concurrency;
+
+  /** What every named group gets unless it sets its own. */
+  private Gcra.@Nullable Quota groupRate;
+
+  private int groupConcurrency;
 
   /** Leased jobs, by lease end then order added. */
   private final JobHeap leased = new JobHeap(JobHeap.Order.LEASE_END);
@@ -374,6 +418,20 @@ public final class JobQueue {
       int maxAttempts,
       Backoff backoff,
       long uniqueMillis) {
+    return add(now, id, payload, priority, due, maxAttempts, backoff, uniqueMillis, null);
+  }
+
+  /** As {@link #add}, into the group named {@code group} (made if new; null: the default one). */
+  Added add(
+      long now,
+      byte @Nullable [] id,
+      byte[] payload,
+      int priority,
+      long due,
+      int maxAttempts,
+      Backoff backoff,
+      long uniqueMillis,
+      byte @Nullable [] group) {
     dropDoneIds(now);
     if (id != null) {
       Job holder = byId.get(id);
@@ -388,6 +446,8 @@ public final class JobQueue {
     byte[] jobId =
         id != null ? id : Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     Job j = new Job(seq, jobId, payload, priority, due, spec(maxAttempts, backoff, uniqueMillis));
+    j.group = group(now, group, true);
+    j.group.jobs++;
     byId.add(j);
     delayed.add(j);
     memory += j.memory();
@@ -403,32 +463,190 @@ public final class JobQueue {
     if (paused) {
       return List.of();
     }
-    List<Job> out = new ArrayList<>(Math.min(count, ready.size()));
-    if (nextToken == 0 && !ready.isEmpty()) {
+    List<Job> out = new ArrayList<>((int) Math.min(count, readyCount));
+    if (nextToken == 0 && readyCount > 0) {
       nextToken = Math.max(now, 1) << 16;
     }
-    while (out.size() < count && !ready.isEmpty()) {
-      Job j = ready.poll();
-      j.attempts++;
-      j.token = nextToken++;
-      j.state(State.LEASED);
-      j.leaseUntil = leaseUntil;
-      leased.add(j);
-      out.add(j);
+    if (groups.isEmpty() && rate == null && concurrency == 0) {
+      // One group and no limits: the jobs in priority order, as a queue without groups.
+      JobGroup g = defaultGroup;
+      while (out.size() < count && !g.ready.isEmpty()) {
+        out.add(lease(g, leaseUntil));
+      }
+      recheck(g);
+      return out;
+    }
+    long nowNanos = now > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : now * 1_000_000L;
+    while (out.size() < count) {
+      if (concurrency > 0 && leasedCount >= concurrency) {
+        break;
+      }
+      Gcra.Decision queueRate = rate == null ? null : Gcra.decide(rate, rateTat, nowNanos, 1);
+      if (queueRate != null && queueRate.limited()) {
+        break;
+      }
+      JobGroup g = eligible.peek();
+      if (g == null) {
+        break;
+      }
+      Gcra.Quota own = rateOf(g);
+      Gcra.Decision groupRate = own == null ? null : Gcra.decide(own, g.tat, nowNanos, 1);
+      if (groupRate != null && groupRate.limited()) {
+        eligible.remove(g);
+        g.where = JobGroup.RATE_BLOCKED;
+        g.blockedUntil = JobGroup.allowedAt(own, g.tat);
+        rateBlocked.add(g);
+        continue;
+      }
+      if (queueRate != null) {
+        rateTat = queueRate.newTatNanos();
+      }
+      if (groupRate != null) {
+        g.tat = groupRate.newTatNanos();
+      }
+      out.add(lease(g, leaseUntil));
+      eligible.remove(g);
+      g.where = JobGroup.NOWHERE;
+      if (!groups.isEmpty()) {
+        virtualTime = g.pass;
+        g.pass += JobGroup.STRIDE / g.weight;
+      }
+      recheck(g);
     }
     return out;
   }
 
+  /** Leases the group's first due job under the next token. */
+  private Job lease(JobGroup g, long leaseUntil) {
+    Job j = g.ready.poll();
+    readyCount--;
+    j.attempts++;
+    j.token = nextToken++;
+    j.state(State.LEASED);
+    j.leaseUntil = leaseUntil;
+    leased.add(j);
+    g.leased++;
+    leasedCount++;
+    return j;
+  }
+
+  /** A leased job's lease is over (acked, failed, released, ended, cancelled). */
+  private void unlease(Job j) {
+    leased.remove(j);
+    JobGroup g = j.group;
+    g.leased--;
+    leasedCount--;
+    recheck(g);
+  }
+
+  private void toReady(Job j) {
+    j.group.ready.add(j);
+    readyCount++;
+    recheck(j.group);
+  }
+
+  private Gcra.@Nullable Quota rateOf(JobGroup g) {
+    return g == defaultGroup ? null : g.rate(groupRate);
+  }
+
+  private boolean atConcurrency(JobGroup g) {
+    int c = g == defaultGroup ? 0 : g.concurrency(groupConcurrency);
+    return c > 0 && g.leased >= c;
+  }
+
   /**
-   * Moves due delayed jobs to ready, and expired leases back to waiting (or to the dead). True if a
-   * lease ended: that changes what the queue answers, so a caller that settles must log it, while
-   * making a delayed job ready changes nothing a later settle would not.
+   * Puts the group where it belongs after a change: among the eligible if it has due jobs, is not
+   * paused and is under its concurrency (joining at the scheduler's clock, so an idle group banks
+   * no credit); a rate-blocked group stays so until its time; otherwise in neither.
+   */
+  private void recheck(JobGroup g) {
+    boolean can = !g.ready.isEmpty() && !g.paused && !atConcurrency(g);
+    if (!can) {
+      unschedule(g);
+    } else if (g.where == JobGroup.NOWHERE) {
+      g.pass = Math.max(g.pass, virtualTime);
+      g.where = JobGroup.ELIGIBLE;
+      eligible.add(g);
+    }
+  }
+
+  private void unschedule(JobGroup g) {
+    if (g.where == JobGroup.ELIGIBLE) {
+      eligible.remove(g);
+    } else if (g.where == JobGroup.RATE_BLOCKED) {
+      rateBlocked.remove(g);
+    }
+    g.where = JobGroup.NOWHERE;
+  }
+
+  /** The group named, or the default group for null; made if {@code create}, else maybe null. */
+  private @Nullable JobGroup group(long now, byte @Nullable [] name, boolean create) {
+    if (name == null) {
+      return defaultGroup;
+    }
+    // Idle groups are dropped by settle alone, which is logged when it drops one: a lookup sees
+    // the same groups on a replay as it saw live.
+    Id k = new Id(name);
+    JobGroup g = groups.get(k);
+    if (g == null && create) {
+      g = new JobGroup(name.clone(), nextGroupSeq++);
+      groups.put(k, g);
+      memory += 240 + name.length;
+    }
+    return g;
+  }
+
+  /** Queues the group to be dropped once its rate is full again, if it has no jobs or settings. */
+  private void maybeIdle(JobGroup g) {
+    if (g != defaultGroup && g.jobs == 0 && g.plain() && !g.idle) {
+      g.idle = true;
+      g.blockedUntil = dropAt(g);
+      idleGroups.add(g);
+    }
+  }
+
+  private static long dropAt(JobGroup g) {
+    return g.tat < 0 ? Long.MIN_VALUE : Math.floorDiv(g.tat, 1_000_000L) + 1;
+  }
+
+  /** Drops the idle groups whose time came; whether it dropped one (a change to log). */
+  private boolean dropIdle(long now) {
+    boolean dropped = false;
+    while (!idleGroups.isEmpty() && idleGroups.peek().blockedUntil <= now) {
+      JobGroup g = idleGroups.poll();
+      g.idle = false;
+      if (g.jobs != 0 || !g.plain()) {
+        continue;
+      }
+      long at = dropAt(g);
+      if (at > now) {
+        maybeIdle(g); // its rate was used since: later
+        continue;
+      }
+      unschedule(g);
+      groups.remove(new Id(g.name));
+      memory -= 240 + g.name.length;
+      dropped = true;
+    }
+    if (dropped && groups.isEmpty()) {
+      virtualTime = 0; // one group again: passes no longer matter, and a plain queue is written
+      defaultGroup.pass = 0;
+    }
+    return dropped;
+  }
+
+  /**
+   * Moves due delayed jobs to ready, and expired leases back to waiting (or to the dead), lets
+   * rate-blocked groups whose time came go again, and drops idle groups whose time came. True if a
+   * lease ended or a group was dropped: that changes what the queue answers or holds, so a caller
+   * that settles must log it, while making a delayed job ready changes nothing a later settle would
+   * not.
    */
   boolean settle(long now) {
     Job first = leased.peek();
     boolean ended = first != null && first.leaseUntil <= now;
     for (Job j = first; j != null && j.leaseUntil <= now; j = leased.peek()) {
-      leased.remove(j);
+      unlease(j);
       if (j.cancelled()) {
         forget(j); // cancelled while leased: it leaves rather than running again
         continue;
@@ -444,10 +662,16 @@ public final class JobQueue {
     }
     for (Job j = delayed.peek(); j != null && j.due <= now; j = delayed.peek()) {
       delayed.remove(j);
-      ready.add(j);
+      toReady(j);
+    }
+    for (JobGroup g = rateBlocked.peek();
+        g != null && g.blockedUntil <= now;
+        g = rateBlocked.peek()) {
+      unschedule(g);
+      recheck(g);
     }
     dropDoneIds(now);
-    return ended;
+    return dropIdle(now) | ended;
   }
 
   private void addError(Job j, String error) {
@@ -460,6 +684,8 @@ public final class JobQueue {
   private void forget(Job j) {
     byId.remove(j);
     memory -= j.memory();
+    j.group.jobs--;
+    maybeIdle(j.group);
   }
 
   private void toDead(Job j) {
@@ -490,7 +716,7 @@ public final class JobQueue {
   private @Nullable Job heldAs(byte[] id, long token, boolean[] cancelled) {
     Job j = leasedAs(id, token);
     if (j != null && j.cancelled()) {
-      leased.remove(j);
+      unlease(j);
       forget(j);
       cancelled[0] = true;
       return null;
@@ -509,7 +735,7 @@ public final class JobQueue {
     if (j == null) {
       return held(cancelled);
     }
-    leased.remove(j);
+    unlease(j);
     forget(j);
     if (j.uniqueMillis() > 0) {
       restoreDone(id, now + j.uniqueMillis());
@@ -536,7 +762,7 @@ public final class JobQueue {
     if (j == null) {
       return cancelled[0] ? Failed.CANCELLED : Failed.NOT_LEASED;
     }
-    leased.remove(j);
+    unlease(j);
     addError(j, error);
     if (j.attempts >= j.maxAttempts()) {
       toDead(j);
@@ -570,7 +796,7 @@ public final class JobQueue {
     if (j == null) {
       return held(cancelled);
     }
-    leased.remove(j);
+    unlease(j);
     j.attempts--;
     j.state(State.WAITING);
     j.due = due;
@@ -621,7 +847,15 @@ public final class JobQueue {
         memory += j.memory();
         return Cancelled.LEASED;
       }
-      case WAITING -> (ready.holds(j) ? ready : delayed).remove(j);
+      case WAITING -> {
+        if (j.group.ready.holds(j)) {
+          j.group.ready.remove(j);
+          readyCount--;
+          recheck(j.group);
+        } else {
+          delayed.remove(j);
+        }
+      }
       case DEAD -> dead.remove(new Id(j.id()));
     }
     forget(j);
@@ -705,7 +939,7 @@ public final class JobQueue {
    * reserve settled them.
    */
   long[] counts(long now) {
-    long[] c = {ready.size(), delayed.size(), leased.size(), dead.size()};
+    long[] c = {readyCount, delayed.size(), leased.size(), dead.size()};
     delayed.forEachFirst(
         j -> j.due <= now,
         j -> {
@@ -728,15 +962,24 @@ public final class JobQueue {
     return c;
   }
 
-  /** The earliest time a job becomes due or a lease ends, or Long.MAX_VALUE: when to wake. */
+  /**
+   * When a reserve could next lease something, for a reserve that waits: Long.MIN_VALUE if now,
+   * else the earliest time a job becomes due, a lease ends, or a rate lets a group (or the queue)
+   * go; Long.MAX_VALUE if only a write can change it (a resume, an ack that frees a slot).
+   */
   long nextWake() {
     if (paused) {
       return Long.MAX_VALUE; // RESUME wakes the waiters
     }
-    if (!ready.isEmpty()) {
-      return Long.MIN_VALUE;
+    boolean slot = concurrency == 0 || leasedCount < concurrency;
+    if (slot && !eligible.isEmpty()) {
+      return rate == null ? Long.MIN_VALUE : Math.max(JobGroup.allowedAt(rate, rateTat), 0);
     }
     long t = Long.MAX_VALUE;
+    JobGroup blocked = rateBlocked.peek();
+    if (slot && blocked != null) {
+      t = blocked.blockedUntil;
+    }
     Job d = delayed.peek();
     if (d != null) {
       t = d.due;
@@ -753,7 +996,7 @@ public final class JobQueue {
     return 256
         + memory
         + byId.bytes()
-        + ready.bytes()
+        + defaultGroup.ready.bytes()
         + delayed.bytes()
         + leased.bytes()
         + 56L * dead.size()
@@ -785,6 +1028,12 @@ public final class JobQueue {
    * #restoreDeadOrder}.
    */
   void restore(Job j) {
+    j.group = defaultGroup;
+    defaultGroup.jobs++;
+    if (j.state() == State.LEASED) {
+      defaultGroup.leased++;
+      leasedCount++;
+    }
     byId.add(j);
     memory += j.memory();
     switch (j.state()) {
@@ -832,6 +1081,159 @@ public final class JobQueue {
       j.progress(progress);
     }
     memory += j.memory();
+  }
+
+  /** Moves a restored job from the default group to its own (the group restored before). */
+  void regroup(Job j, JobGroup g) {
+    defaultGroup.jobs--;
+    g.jobs++;
+    if (j.state() == State.LEASED) {
+      defaultGroup.leased--;
+      g.leased++;
+    }
+    j.group = g;
+  }
+
+  /** Restores a named group, with its settings, TAT and pass (in seq order). */
+  void restoreGroup(JobGroup g) {
+    groups.put(new Id(g.name), g);
+    memory += 240 + g.name.length;
+    nextGroupSeq = Math.max(nextGroupSeq, g.seq + 1);
+  }
+
+  /** After a snapshot's jobs and groups: the scheduler's clock, and the idle groups to drop. */
+  void restoreScheduler(long virtualTime, long defaultPass, long nextGroupSeq) {
+    this.virtualTime = virtualTime;
+    defaultGroup.pass = defaultPass;
+    this.nextGroupSeq = Math.max(this.nextGroupSeq, nextGroupSeq);
+    for (JobGroup g : groups.values()) {
+      maybeIdle(g);
+    }
+  }
+
+  // ---- groups and limits
+
+  /** Named groups, in the order made. */
+  java.util.Collection<JobGroup> groups() {
+    return groups.values();
+  }
+
+  @Nullable JobGroup group(byte[] name) {
+    return groups.get(new Id(name));
+  }
+
+  long virtualTime() {
+    return virtualTime;
+  }
+
+  long defaultPass() {
+    return defaultGroup.pass;
+  }
+
+  long nextGroupSeq() {
+    return nextGroupSeq;
+  }
+
+  /** Whether a group or the queue limits leases at once: then an ack frees a waiter's slot. */
+  boolean limitsConcurrency() {
+    if (concurrency > 0 || groupConcurrency > 0) {
+      return true;
+    }
+    for (JobGroup g : groups.values()) {
+      if (g.concurrency > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Pauses or resumes one group (made if new); whether that changed it. */
+  boolean pauseGroup(long now, byte[] name, boolean paused) {
+    JobGroup g = group(now, name, paused);
+    if (g == null) {
+      return false; // resuming a group that does not exist changes nothing
+    }
+    boolean changed = g.paused != paused;
+    g.paused = paused;
+    recheck(g);
+    maybeIdle(g);
+    return changed;
+  }
+
+  /**
+   * Sets a group's settings (made if new): its weight, its rate ({@link JobGroup#INHERIT}, OWN with
+   * {@code quota}, or NONE), its concurrency (-1 the default, 0 none, n). A changed quota starts
+   * its TAT again.
+   */
+  void configureGroup(
+      long now, byte[] name, int weight, byte rateMode, Gcra.@Nullable Quota quota, int conc) {
+    JobGroup g = group(now, name, true);
+    if (rateMode != g.rateMode || !java.util.Objects.equals(quota, g.rate)) {
+      g.tat = -1;
+    }
+    g.weight = weight;
+    g.rateMode = rateMode;
+    g.rate = rateMode == JobGroup.OWN ? quota : null;
+    g.concurrency = conc;
+    unschedule(g); // its limits changed: placed again
+    recheck(g);
+    maybeIdle(g);
+  }
+
+  /** Sets the queue's limits; a changed quota starts its TAT again. Groups are placed again. */
+  void configure(
+      Gcra.@Nullable Quota rate,
+      int concurrency,
+      Gcra.@Nullable Quota groupRate,
+      int groupConcurrency) {
+    if (!java.util.Objects.equals(rate, this.rate)) {
+      rateTat = -1;
+    }
+    this.rate = rate;
+    this.concurrency = concurrency;
+    this.groupRate = groupRate;
+    this.groupConcurrency = groupConcurrency;
+    unschedule(defaultGroup);
+    recheck(defaultGroup);
+    for (JobGroup g : groups.values()) {
+      unschedule(g);
+      recheck(g);
+    }
+  }
+
+  /** Restores the queue's limits and its rate's TAT from a snapshot. */
+  void restoreLimits(
+      Gcra.@Nullable Quota rate,
+      long rateTat,
+      int concurrency,
+      Gcra.@Nullable Quota groupRate,
+      int groupConcurrency) {
+    configure(rate, concurrency, groupRate, groupConcurrency);
+    this.rateTat = rateTat;
+  }
+
+  Gcra.@Nullable Quota rate() {
+    return rate;
+  }
+
+  long rateTat() {
+    return rateTat;
+  }
+
+  int concurrency() {
+    return concurrency;
+  }
+
+  Gcra.@Nullable Quota groupRate() {
+    return groupRate;
+  }
+
+  int groupConcurrency() {
+    return groupConcurrency;
+  }
+
+  long leasedCount() {
+    return leasedCount;
   }
 
   void restoreNextSeq(long seq) {

@@ -1,5 +1,6 @@
 package io.idem.server.commands.queue;
 
+import io.idem.core.rate.Gcra;
 import io.idem.server.commands.queue.JobQueue.Backoff;
 import io.idem.server.commands.queue.JobQueue.BackoffKind;
 import io.idem.server.commands.queue.JobQueue.Job;
@@ -15,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the engine keeps QUEUE.* values durable. Recipe: u8 1. Every change is an operation that
@@ -39,6 +41,13 @@ import java.util.Map;
  * 13  PAUSE    u64 now | u8 paused (0 resumed, 1 paused) | group (absent: the queue)
  * 14  CANCEL   u64 now | id
  * 15  PROGRESS u64 now | id | u64 token | value (absent: cleared)
+ * 16  ADD2     ADD's payload | group (1 to 256 bytes): a job added into a group
+ * 17  GROUP    u64 now | group | u32 weight | rate | i32 concurrency (-1 the queue's default for
+ *              groups, 0 none, n): a group's settings, all of them
+ * 18  CONFIG   u64 now | rate | i32 concurrency | rate for groups | i32 concurrency for groups:
+ *              the queue's limits, all of them (0: none)
+ *              a rate: u8 mode (0 none, or for a group the default; 1 set; 2 none for a group)
+ *              then, when set, u64 max burst | u64 count | u64 period s
  * </pre>
  *
  * <p>A lease holder's ack, fail, extend, release or progress on a job cancelled while leased takes
@@ -54,7 +63,11 @@ import java.util.Map;
  * <p>Version 3 is version 2 followed by what a plain queue does not have, as sections: u32 sections
  * | each: u8 tag | u32 length | body, in tag order, each written only when it holds something. Tag
  * 1, the queue is paused: no body. Tag 2, jobs' extras: u32 jobs | each, by seq: u64 seq | u8 flags
- * (bit 0 cancelled while leased, bit 1 progress) | progress (u32 length + bytes). The writer writes
+ * (bit 0 cancelled while leased, bit 1 progress) | progress (u32 length + bytes). Tag 3, the
+ * queue's limits: CONFIG's payload without its time | i64 the queue rate's TAT ns (-1 none). Tag 4,
+ * groups: u64 virtual time | u64 the default group's pass | u64 next group seq | u32 groups | each,
+ * by seq: name | u64 seq | u32 weight | u8 paused | rate | i32 concurrency | i64 TAT ns | u64 pass.
+ * Tag 5, jobs in a group: u32 jobs | each, by seq: u64 job seq | u64 group seq. The writer writes
  * version 2 when there is no section, so a queue that uses none of these keeps its bytes (and an
  * older Idem reads it); a reader refuses a tag it does not know.
  */
@@ -78,11 +91,17 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_PAUSE = 13;
   static final byte OP_CANCEL = 14;
   static final byte OP_PROGRESS = 15;
+  static final byte OP_ADD_GROUPED = 16;
+  static final byte OP_GROUP = 17;
+  static final byte OP_CONFIG = 18;
   static final byte[] RECIPE = {1};
   private static final int SNAPSHOT_VERSION = 2;
   private static final int SECTIONS_VERSION = 3;
   private static final int SECTION_PAUSED = 1;
   private static final int SECTION_EXTRAS = 2;
+  private static final int SECTION_LIMITS = 3;
+  private static final int SECTION_GROUPS = 4;
+  private static final int SECTION_JOB_GROUPS = 5;
 
   /** The most a progress value holds: it is the holder's note, not a result. */
   static final int MAX_PROGRESS_BYTES = 4096;
@@ -155,6 +174,15 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       return bytes(s.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A rate: mode 0 (none, or a group's default), 1 (set: its quota), 2 (none for a group). */
+    Op rate(int mode, Gcra.@Nullable Quota q) {
+      u8(mode);
+      if (mode == 1) {
+        u64(q.maxBurst()).u64(q.count()).u64(q.periodSeconds());
+      }
+      return this;
+    }
+
     Op backoff(Backoff b) {
       return u8(b.kind() == BackoffKind.FIXED ? 0 : 1).u64(b.base()).u64(b.max());
     }
@@ -182,11 +210,35 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     ByteBuffer b = ByteBuffer.wrap(payload);
     try {
       switch (op) {
-        case OP_ADD -> {
+        case OP_ADD, OP_ADD_GROUPED -> {
           long now = b.getLong();
           byte[] id = jobId(bytes(b, payload.length));
           byte[] body = bytes(b, payload.length);
-          q.add(now, id, body, b.getInt(), b.getLong(), b.getInt(), backoff(b), b.getLong());
+          int priority = b.getInt();
+          long due = b.getLong();
+          int attempts = b.getInt();
+          Backoff backoff = backoff(b);
+          long unique = b.getLong();
+          byte[] group = op == OP_ADD_GROUPED ? groupName(bytes(b, payload.length)) : null;
+          q.add(now, id, body, priority, due, attempts, backoff, unique, group);
+        }
+        case OP_GROUP -> {
+          long now = b.getLong();
+          byte[] group = groupName(bytes(b, payload.length));
+          int weight = b.getInt();
+          if (weight < 1 || weight > JobGroup.MAX_WEIGHT) {
+            throw new IOException("a group weight of " + weight);
+          }
+          int mode = b.get();
+          Gcra.Quota rate = rate(b, mode, true);
+          q.configureGroup(now, group, weight, (byte) mode, rate, concurrency(b.getInt(), true));
+        }
+        case OP_CONFIG -> {
+          b.getLong();
+          Gcra.Quota rate = rate(b, b.get(), false);
+          int concurrency = concurrency(b.getInt(), false);
+          Gcra.Quota groupRate = rate(b, b.get(), false);
+          q.configure(rate, concurrency, groupRate, concurrency(b.getInt(), false));
         }
         case OP_RESERVE -> q.reserve(b.getLong(), b.getInt(), b.getLong());
         case OP_ACK, OP_ACK_ATTEMPT -> {
@@ -212,12 +264,17 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
         case OP_REPLAY -> q.replay(b.getLong(), bytes(b, payload.length));
         case OP_PURGE -> q.purge();
         case OP_PAUSE -> {
-          b.getLong();
+          long now = b.getLong();
           int paused = b.get();
-          if (paused != 0 && paused != 1 || bytes(b, payload.length) != null) {
-            throw new IOException("a queue pause of " + paused + " or of a group");
+          if (paused != 0 && paused != 1) {
+            throw new IOException("a queue pause of " + paused);
           }
-          q.pause(paused == 1);
+          byte[] group = bytes(b, payload.length);
+          if (group == null) {
+            q.pause(paused == 1);
+          } else {
+            q.pauseGroup(now, groupName(group), paused == 1);
+          }
         }
         case OP_CANCEL -> {
           b.getLong();
@@ -250,6 +307,41 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     int attempt = b.getInt();
     Job j = id == null ? null : q.job(id);
     return j != null && j.state() == State.LEASED && j.attempts == attempt ? j.token : -1;
+  }
+
+  /** A group's name from a record or a snapshot, held to what the commands accept. */
+  static byte[] groupName(byte[] name) throws IOException {
+    if (name == null || name.length == 0 || name.length > JobGroup.MAX_NAME_BYTES) {
+      throw new IOException("a group name of 1 to " + JobGroup.MAX_NAME_BYTES + " bytes");
+    }
+    return name;
+  }
+
+  /** A rate read in the mode read before it; a group's may be 0 (its default) or 2 (none). */
+  private static Gcra.@Nullable Quota rate(ByteBuffer b, int mode, boolean group)
+      throws IOException {
+    if (mode == 1) {
+      return quota(b.getLong(), b.getLong(), b.getLong());
+    }
+    if (mode == 0 || mode == 2 && group) {
+      return null;
+    }
+    throw new IOException("a rate mode of " + mode);
+  }
+
+  private static Gcra.Quota quota(long burst, long count, long period) throws IOException {
+    try {
+      return new Gcra.Quota(burst, count, period);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("a queue rate out of range: " + e.getMessage());
+    }
+  }
+
+  private static int concurrency(int n, boolean group) throws IOException {
+    if (n < (group ? -1 : 0) || n > QueueHandlers.MAX_CONCURRENCY) {
+      throw new IOException("a concurrency of " + n);
+    }
+    return n;
   }
 
   private static byte[] progressValue(byte[] value) throws IOException {
@@ -369,7 +461,82 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                 }
               }));
     }
+    if (q.rate() != null
+        || q.concurrency() != 0
+        || q.groupRate() != null
+        || q.groupConcurrency() != 0) {
+      out.add(
+          section(
+              SECTION_LIMITS,
+              d -> {
+                writeRate(d, q.rate() == null ? 0 : 1, q.rate());
+                d.writeInt(q.concurrency());
+                writeRate(d, q.groupRate() == null ? 0 : 1, q.groupRate());
+                d.writeInt(q.groupConcurrency());
+                d.writeLong(q.rateTat());
+              }));
+    }
+    if (!q.groups().isEmpty() || q.virtualTime() != 0 || q.defaultPass() != 0) {
+      out.add(
+          section(
+              SECTION_GROUPS,
+              d -> {
+                d.writeLong(q.virtualTime());
+                d.writeLong(q.defaultPass());
+                d.writeLong(q.nextGroupSeq());
+                d.writeInt(q.groups().size());
+                for (JobGroup g : q.groups()) {
+                  writeBytes(d, g.name);
+                  d.writeLong(g.seq);
+                  d.writeInt(g.weight);
+                  d.writeByte(g.paused ? 1 : 0);
+                  writeRate(d, g.rateMode, g.rate);
+                  d.writeInt(g.concurrency);
+                  d.writeLong(g.tat);
+                  d.writeLong(g.pass);
+                }
+              }));
+    }
+    List<Job> grouped = new ArrayList<>();
+    for (Job j : jobs) {
+      if (j.group.seq != 0) {
+        grouped.add(j);
+      }
+    }
+    if (!grouped.isEmpty()) {
+      out.add(
+          section(
+              SECTION_JOB_GROUPS,
+              d -> {
+                d.writeInt(grouped.size());
+                for (Job j : grouped) {
+                  d.writeLong(j.seq);
+                  d.writeLong(j.group.seq);
+                }
+              }));
+    }
     return out;
+  }
+
+  private static void writeRate(DataOutputStream d, int mode, Gcra.@Nullable Quota q)
+      throws IOException {
+    d.writeByte(mode);
+    if (mode == 1) {
+      d.writeLong(q.maxBurst());
+      d.writeLong(q.count());
+      d.writeLong(q.periodSeconds());
+    }
+  }
+
+  private static Gcra.@Nullable Quota readRate(DataInputStream d, int mode, boolean group)
+      throws IOException {
+    if (mode == 1) {
+      return quota(d.readLong(), d.readLong(), d.readLong());
+    }
+    if (mode == 0 || mode == 2 && group) {
+      return null;
+    }
+    throw new IOException("a rate mode of " + mode);
   }
 
   private interface Body {
@@ -479,6 +646,8 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
       throws IOException {
     int sections = count(in, budget, 5);
     int lastTag = 0;
+    java.util.Map<Long, JobGroup> groups = new java.util.HashMap<>();
+    long[] scheduler = null;
     for (int i = 0; i < sections; i++) {
       int tag = in.readUnsignedByte();
       int length = in.readInt();
@@ -505,11 +674,60 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
             q.restoreExtra(j, (flags & 1) != 0, progress);
           }
         }
+        case SECTION_LIMITS -> {
+          Gcra.Quota rate = readRate(d, d.readUnsignedByte(), false);
+          int concurrency = concurrency(d.readInt(), false);
+          Gcra.Quota groupRate = readRate(d, d.readUnsignedByte(), false);
+          int groupConcurrency = concurrency(d.readInt(), false);
+          q.restoreLimits(rate, d.readLong(), concurrency, groupRate, groupConcurrency);
+        }
+        case SECTION_GROUPS -> {
+          scheduler = new long[] {d.readLong(), d.readLong(), d.readLong()};
+          int n = count(d, bodyBudget, 30);
+          long lastSeq = 0;
+          for (int g = 0; g < n; g++) {
+            byte[] name = groupName(readBytes(d, bodyBudget));
+            long seq = d.readLong();
+            if (seq <= lastSeq || q.group(name) != null) {
+              throw new IOException("a queue snapshot's groups out of order or twice");
+            }
+            lastSeq = seq;
+            JobGroup group = new JobGroup(name, seq);
+            group.weight = d.readInt();
+            int paused = d.readUnsignedByte();
+            int mode = d.readUnsignedByte();
+            if (group.weight < 1 || group.weight > JobGroup.MAX_WEIGHT || paused > 1 || mode > 2) {
+              throw new IOException("a queue snapshot's group settings out of range");
+            }
+            group.paused = paused == 1;
+            group.rateMode = (byte) mode;
+            group.rate = readRate(d, mode, true);
+            group.concurrency = concurrency(d.readInt(), true);
+            group.tat = d.readLong();
+            group.pass = d.readLong();
+            q.restoreGroup(group);
+            groups.put(seq, group);
+          }
+        }
+        case SECTION_JOB_GROUPS -> {
+          int n = count(d, bodyBudget, 16);
+          for (int e = 0; e < n; e++) {
+            Job j = bySeq.get(d.readLong());
+            JobGroup g = groups.get(d.readLong());
+            if (j == null || g == null || j.group.seq != 0) {
+              throw new IOException("a queue snapshot puts no such job, or into no such group");
+            }
+            q.regroup(j, g);
+          }
+        }
         default -> throw new IOException("a queue snapshot section " + tag + " is not known");
       }
       if (d.available() > 0) {
         throw new IOException("a queue snapshot section " + tag + " has bytes too many");
       }
+    }
+    if (scheduler != null) {
+      q.restoreScheduler(scheduler[0], scheduler[1], scheduler[2]);
     }
   }
 

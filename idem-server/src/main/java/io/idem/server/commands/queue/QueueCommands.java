@@ -73,8 +73,42 @@ public final class QueueCommands {
             .key()
             .build(),
         command("queue.purge", 2, doc("key", QueueHandlers::purge)).flags(WRITE).key().build(),
-        command("queue.pause", 2, doc("key", QueueControl::pause)).flags(WRITE).key().build(),
-        command("queue.resume", 2, doc("key", QueueControl::resume)).flags(WRITE).key().build(),
+        command("queue.pause", -2, doc("key [GROUP name]", QueueControl::pause))
+            .atMost(4)
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.resume", -2, doc("key [GROUP name]", QueueControl::resume))
+            .atMost(4)
+            .flags(WRITE)
+            .key()
+            .build(),
+        command(
+                "queue.config",
+                -2,
+                doc(
+                    "key [RATE count period [BURST n] | RATE OFF] [CONCURRENCY n | CONCURRENCY"
+                        + " OFF] [GROUP-RATE count period [BURST n] | GROUP-RATE OFF]"
+                        + " [GROUP-CONCURRENCY n | GROUP-CONCURRENCY OFF]",
+                    QueueLimits::config))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command(
+                "queue.group",
+                -3,
+                doc(
+                    "key name [WEIGHT w] [RATE count period [BURST n] | RATE OFF | RATE DEFAULT]"
+                        + " [CONCURRENCY n | CONCURRENCY OFF | CONCURRENCY DEFAULT] [RESET]",
+                    QueueLimits::group))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.groups", -2, doc("key [COUNT n]", QueueLimits::groups))
+            .atMost(4)
+            .flags(READONLY)
+            .key()
+            .build(),
         command("queue.cancel", -3, doc("key id [id ...]", QueueControl::cancel))
             .flags(WRITE)
             .key()

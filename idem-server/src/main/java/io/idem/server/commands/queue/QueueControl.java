@@ -26,35 +26,58 @@ final class QueueControl {
     return q;
   }
 
-  /** QUEUE.PAUSE key: the queue leases nothing until resumed. 1, or 0 if it was paused. */
+  /**
+   * QUEUE.PAUSE key [GROUP name]: the queue (or one group) leases nothing until resumed. 1, or 0 if
+   * it was paused.
+   */
   static Reply pause(Call call) {
+    byte[] group = groupOption(call);
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
               JobQueue q = QueueHandlers.queueToAdd(tx);
-              return pauseLogged(tx, q, call.engine().now(), true);
+              return pauseLogged(tx, q, call.engine().now(), true, group);
             });
   }
 
-  /** QUEUE.RESUME key: the queue leases again (blocked reserves wake). 1, or 0 if it was not. */
+  /**
+   * QUEUE.RESUME key [GROUP name]: it leases again (blocked reserves wake). 1, or 0 if it was not
+   * paused.
+   */
   static Reply resume(Call call) {
+    byte[] group = groupOption(call);
     return call.engine()
         .write(
             call.arg(1),
             tx -> {
-              Reply r = pauseLogged(tx, queue(tx.entry()), call.engine().now(), false);
+              Reply r = pauseLogged(tx, queue(tx.entry()), call.engine().now(), false, group);
               call.engine().waits().wake(call.arg(1), null);
               return r;
             });
   }
 
+  private static byte @Nullable [] groupOption(Call call) {
+    if (call.argc() == 2) {
+      return null;
+    }
+    if (call.argc() == 4 && call.is(2, "GROUP")) {
+      return QueueHandlers.groupName(call, 3);
+    }
+    throw new CommandException(io.idem.server.dispatch.Errors.SYNTAX);
+  }
+
   private static Reply pauseLogged(
-      io.idem.server.engine.KeyTx tx, JobQueue q, long now, boolean paused) {
-    if (!q.pause(paused)) {
+      io.idem.server.engine.KeyTx tx,
+      JobQueue q,
+      long now,
+      boolean paused,
+      byte @Nullable [] group) {
+    boolean changed = group == null ? q.pause(paused) : q.pauseGroup(now, group, paused);
+    if (!changed) {
       return Reply.ZERO;
     }
-    tx.log(QueueCodec.OP_PAUSE, new Op().u64(now).u8(paused ? 1 : 0).bytes(null).done());
+    tx.log(QueueCodec.OP_PAUSE, new Op().u64(now).u8(paused ? 1 : 0).bytes(group).done());
     return Reply.integer(1);
   }
 
@@ -116,6 +139,9 @@ final class QueueControl {
               tx.log(
                   QueueCodec.OP_PROGRESS,
                   new Op().u64(call.engine().now()).bytes(id).u64(token).bytes(value).done());
+              if (held == JobQueue.Held.CANCELLED && q.limitsConcurrency()) {
+                call.engine().waits().wake(call.arg(1), null); // its slot is free
+              }
               return Reply.integer(held == JobQueue.Held.DONE ? 1 : -1);
             });
   }
@@ -123,8 +149,8 @@ final class QueueControl {
   /**
    * QUEUE.JOB key id: the job as of now, a map: state (ready, delayed, leased or dead), payload,
    * priority, attempts, max-attempts, due, lease-until (nil unless leased), progress (nil if none),
-   * errors, cancelled (1 while a cancelled job's holder is still to be told). Nil if there is no
-   * such job (acked, cancelled, purged, never added).
+   * errors, cancelled (1 while a cancelled job's holder is still to be told), group (nil: none).
+   * Nil if there is no such job (acked, cancelled, purged, never added).
    */
   static Reply job(Call call) {
     byte[] id = QueueHandlers.id(call, 2);
@@ -154,7 +180,9 @@ final class QueueControl {
                       Reply.bulk("progress"),
                           j.progress() == null ? Reply.NULL : Reply.bulk(j.progress()),
                       Reply.bulk("errors"), Reply.array(QueueHandlers.errors(j)),
-                      Reply.bulk("cancelled"), Reply.integer(j.cancelled() ? 1 : 0)));
+                      Reply.bulk("cancelled"), Reply.integer(j.cancelled() ? 1 : 0),
+                      Reply.bulk("group"),
+                          j.group.seq == 0 ? Reply.NULL : Reply.bulk(j.group.name)));
             });
   }
 

@@ -30,6 +30,7 @@ final class QueueHandlers {
   static final int MAX_ID_BYTES = 1024;
   static final int MAX_ATTEMPTS = 1000;
   static final int MAX_ERROR_BYTES = 4096;
+  static final int MAX_CONCURRENCY = 1_000_000;
 
   private QueueHandlers() {}
 
@@ -58,6 +59,14 @@ final class QueueHandlers {
     return t;
   }
 
+  static byte[] groupName(Call call, int i) {
+    byte[] name = call.arg(i);
+    if (name.length == 0 || name.length > JobGroup.MAX_NAME_BYTES) {
+      throw CommandException.err("a group name is 1 to " + JobGroup.MAX_NAME_BYTES + " bytes");
+    }
+    return name;
+  }
+
   static byte[] id(Call call, int i) {
     byte[] id = call.arg(i);
     if (id.length == 0 || id.length > MAX_ID_BYTES) {
@@ -82,6 +91,7 @@ final class QueueHandlers {
     long unique;
     int attempts = 1;
     Backoff backoff = Backoff.NONE;
+    byte @Nullable [] group;
 
     JobOptions copy() {
       JobOptions o = new JobOptions();
@@ -92,6 +102,7 @@ final class QueueHandlers {
       o.unique = unique;
       o.attempts = attempts;
       o.backoff = backoff;
+      o.group = group;
       return o;
     }
 
@@ -123,6 +134,8 @@ final class QueueHandlers {
           priority = p.intValue();
         } else if (call.is(i, "ID") && i + 1 < call.argc()) {
           id = id(call, ++i);
+        } else if (call.is(i, "GROUP") && i + 1 < call.argc()) {
+          group = groupName(call, ++i);
         } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
           unique = duration(call, ++i);
         } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
@@ -257,11 +270,10 @@ final class QueueHandlers {
       boolean[] any) {
     long due = o.at != null ? o.at : now + o.delay;
     JobQueue.Added added =
-        q.add(now, o.id, payload, o.priority, due, o.attempts, o.backoff, o.unique);
+        q.add(now, o.id, payload, o.priority, due, o.attempts, o.backoff, o.unique, o.group);
     if (added.isNew()) {
       any[0] = true;
-      tx.log(
-          QueueCodec.OP_ADD,
+      Op op =
           new Op()
               .u64(now)
               .bytes(o.id)
@@ -270,8 +282,12 @@ final class QueueHandlers {
               .u64(due)
               .i32(o.attempts)
               .backoff(o.backoff)
-              .u64(o.unique)
-              .done());
+              .u64(o.unique);
+      if (o.group == null) {
+        tx.log(QueueCodec.OP_ADD, op.done());
+      } else {
+        tx.log(QueueCodec.OP_ADD_GROUPED, op.bytes(o.group).done());
+      }
     }
     return Reply.array(
         Reply.bulk(added.isNew() ? "new" : "duplicate"),
@@ -449,6 +465,9 @@ final class QueueHandlers {
                   done++;
                 }
               }
+              if (q.limitsConcurrency()) {
+                call.engine().waits().wake(call.arg(1), null); // a slot is free
+              }
               return Reply.integer(done);
             });
   }
@@ -549,7 +568,7 @@ final class QueueHandlers {
                 return Reply.ZERO;
               }
               tx.log(op, new Op().bytes(id).u64(token).u64(at).done());
-              if (wake) {
+              if (wake || held == JobQueue.Held.CANCELLED && q.limitsConcurrency()) {
                 call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.integer(held == JobQueue.Held.DONE ? 1 : -1);
@@ -645,7 +664,8 @@ final class QueueHandlers {
                       Reply.bulk("delayed"), Reply.integer(c[1]),
                       Reply.bulk("leased"), Reply.integer(c[2]),
                       Reply.bulk("dead"), Reply.integer(c[3]),
-                      Reply.bulk("paused"), Reply.integer(q.paused() ? 1 : 0)));
+                      Reply.bulk("paused"), Reply.integer(q.paused() ? 1 : 0),
+                      Reply.bulk("groups"), Reply.integer(q.groups().size())));
             });
   }
 }

@@ -138,6 +138,22 @@ class ReplicaDigestTest {
             if (i % 11 == 0) {
               idem.send("QUEUE.PROGRESS", "q", Integer.toString(i / 3 + 1), "1", "p" + i);
             }
+            // A grouped queue with limits, decided at each record's time: weights, a rate that
+            // holds a group back, a concurrency limit, leases that end.
+            if (i == 0) {
+              idem.send("QUEUE.CONFIG", "gq", "GROUP-CONCURRENCY", "2", "RATE", "200", "1s");
+              idem.send("QUEUE.GROUP", "gq", "heavy", "WEIGHT", "3");
+              idem.send("QUEUE.GROUP", "gq", "slow", "RATE", "5", "1s");
+            }
+            idem.send(
+                "QUEUE.ADD",
+                "gq",
+                "j" + i,
+                "GROUP",
+                List.of("heavy", "slow", "t" + i % 5).get(i % 3));
+            if (i % 3 == 0) {
+              idem.send("QUEUE.RESERVE", "gq", "COUNT", "4", "LEASE", "300ms");
+            }
             // Begins that lapse and are taken over at later records' times; guessed tokens that
             // complete nothing; a WAIT that every node refuses alike.
             idem.send("IDEMKEY.BEGIN", "ik", "k-" + (i % 30), "FINGERPRINT", "f" + (i % 2));

@@ -23,51 +23,63 @@ public record AddOptions(
     int attempts,
     @Nullable Duration backoff,
     boolean exponential,
-    @Nullable Duration maxBackoff) {
+    @Nullable Duration maxBackoff,
+    @Nullable String group) {
 
   /** Due now, priority 0, no id, one attempt, no backoff. */
   public static AddOptions defaults() {
-    return new AddOptions(null, null, 0, null, null, 1, null, false, null);
+    return new AddOptions(null, null, 0, null, null, 1, null, false, null, null);
   }
 
   public AddOptions delay(Duration d) {
     return new AddOptions(
-        d, null, priority, id, unique, attempts, backoff, exponential, maxBackoff);
+        d, null, priority, id, unique, attempts, backoff, exponential, maxBackoff, group);
   }
 
   public AddOptions at(Instant t) {
     return new AddOptions(
-        null, t, priority, id, unique, attempts, backoff, exponential, maxBackoff);
+        null, t, priority, id, unique, attempts, backoff, exponential, maxBackoff, group);
   }
 
   public AddOptions priority(int p) {
-    return new AddOptions(delay, at, p, id, unique, attempts, backoff, exponential, maxBackoff);
+    return new AddOptions(
+        delay, at, p, id, unique, attempts, backoff, exponential, maxBackoff, group);
   }
 
   public AddOptions id(String jobId) {
     return new AddOptions(
-        delay, at, priority, jobId, unique, attempts, backoff, exponential, maxBackoff);
+        delay, at, priority, jobId, unique, attempts, backoff, exponential, maxBackoff, group);
   }
 
   /** With {@link #id}: the id stays taken this long after the job's ack. */
   public AddOptions unique(Duration window) {
     return new AddOptions(
-        delay, at, priority, id, window, attempts, backoff, exponential, maxBackoff);
+        delay, at, priority, id, window, attempts, backoff, exponential, maxBackoff, group);
   }
 
   public AddOptions attempts(int n) {
-    return new AddOptions(delay, at, priority, id, unique, n, backoff, exponential, maxBackoff);
+    return new AddOptions(
+        delay, at, priority, id, unique, n, backoff, exponential, maxBackoff, group);
   }
 
   public AddOptions fixedBackoff(Duration wait) {
-    return new AddOptions(delay, at, priority, id, unique, attempts, wait, false, null);
+    return new AddOptions(delay, at, priority, id, unique, attempts, wait, false, null, group);
   }
 
   public AddOptions exponentialBackoff(Duration first, Duration max) {
-    return new AddOptions(delay, at, priority, id, unique, attempts, first, true, max);
+    return new AddOptions(delay, at, priority, id, unique, attempts, first, true, max, group);
+  }
+
+  /** Into a group (a tenant): groups share the queue fairly, by weight, each under its limits. */
+  public AddOptions group(String name) {
+    return new AddOptions(
+        delay, at, priority, id, unique, attempts, backoff, exponential, maxBackoff, name);
   }
 
   void appendTo(CommandArgs<byte[], byte[]> args) {
+    if (group != null) {
+      args.add("GROUP").add(group);
+    }
     if (delay != null) {
       args.add("DELAY").add(Queue.millis(delay) + "ms");
     }

@@ -37,6 +37,9 @@ public final class Queue {
   private static final Keyword CANCEL = Keyword.of("QUEUE.CANCEL");
   private static final Keyword PROGRESS = Keyword.of("QUEUE.PROGRESS");
   private static final Keyword JOB = Keyword.of("QUEUE.JOB");
+  private static final Keyword CONFIG = Keyword.of("QUEUE.CONFIG");
+  private static final Keyword GROUP = Keyword.of("QUEUE.GROUP");
+  private static final Keyword GROUPS = Keyword.of("QUEUE.GROUPS");
 
   private final IdemClient client;
   private final String key;
@@ -139,7 +142,90 @@ public final class Queue {
       @Nullable Instant leaseUntil,
       byte @Nullable [] progress,
       List<String> errors,
-      boolean cancelled) {}
+      boolean cancelled,
+      @Nullable String group) {}
+
+  /**
+   * A rate: {@code count} leases a {@code period} (whole seconds), evenly spaced (GCRA), with
+   * bursts of {@code burst} more after a rest.
+   */
+  public record Rate(long count, Duration period, long burst) {
+    public static Rate of(long count, Duration period) {
+      return new Rate(count, period, 0);
+    }
+
+    public Rate burst(long n) {
+      return new Rate(count, period, n);
+    }
+
+    void appendTo(CommandArgs<byte[], byte[]> args) {
+      args.add(count).add(period.toSeconds() + "s").add("BURST").add(burst);
+    }
+
+    static @Nullable Rate parse(@Nullable Object reply) {
+      if (!(reply instanceof List<?> r)) {
+        return null;
+      }
+      return new Rate((Long) r.get(0), Duration.ofSeconds((Long) r.get(1)), (Long) r.get(2));
+    }
+  }
+
+  /**
+   * A queue's limits: its own rate and concurrency (0: none), and what every group gets unless it
+   * sets its own.
+   */
+  public record Limits(
+      @Nullable Rate rate, int concurrency, @Nullable Rate groupRate, int groupConcurrency) {
+    public static Limits none() {
+      return new Limits(null, 0, null, 0);
+    }
+  }
+
+  /**
+   * A group's settings: its weight, and its own rate and concurrency, or the queue's defaults for
+   * groups ({@link #defaults}), or none.
+   */
+  public record GroupSettings(
+      int weight,
+      @Nullable Rate rate,
+      boolean defaultRate,
+      int concurrency,
+      boolean defaultConcurrency) {
+    /** Weight 1, the queue's rate and concurrency for groups. */
+    public static GroupSettings defaults() {
+      return new GroupSettings(1, null, true, 0, true);
+    }
+
+    public GroupSettings weight(int w) {
+      return new GroupSettings(w, rate, defaultRate, concurrency, defaultConcurrency);
+    }
+
+    /** Its own rate; null: none, whatever the queue's default for groups. */
+    public GroupSettings rate(@Nullable Rate r) {
+      return new GroupSettings(weight, r, false, concurrency, defaultConcurrency);
+    }
+
+    /** Its own concurrency limit; 0: none. */
+    public GroupSettings concurrency(int n) {
+      return new GroupSettings(weight, rate, defaultRate, n, false);
+    }
+  }
+
+  /**
+   * A group as the server shows it: its settings ({@code rate} and {@code concurrency} null when it
+   * takes the queue's defaults for groups; a rate of none is {@code noRate}), whether paused, and
+   * its jobs due, leased and in all.
+   */
+  public record GroupInfo(
+      String name,
+      int weight,
+      boolean paused,
+      @Nullable Rate rate,
+      boolean noRate,
+      @Nullable Integer concurrency,
+      long ready,
+      long leased,
+      long jobs) {}
 
   /** A dead letter and its errors, oldest first. */
   public record DeadJob(String id, byte[] payload, int attempts, List<String> errors) {}
@@ -393,10 +479,7 @@ public final class Queue {
     if (r == null || r.size() < 2) {
       return java.util.Optional.empty(); // nil, as Lettuce reads it
     }
-    java.util.Map<String, Object> f = new java.util.HashMap<>();
-    for (int i = 0; i + 1 < r.size(); i += 2) {
-      f.put(text(r.get(i)), r.get(i + 1));
-    }
+    java.util.Map<String, Object> f = fields(r);
     List<String> errors = new ArrayList<>();
     for (Object e : (List<?>) f.get("errors")) {
       errors.add(text(e));
@@ -413,7 +496,111 @@ public final class Queue {
             until == null ? null : Instant.ofEpochMilli((Long) until),
             (byte[]) f.get("progress"),
             errors,
-            (Long) f.get("cancelled") == 1));
+            (Long) f.get("cancelled") == 1,
+            f.get("group") == null ? null : text(f.get("group"))));
+  }
+
+  // ---- limits and groups
+
+  /** The queue's limits. */
+  public Limits limits() {
+    return limits(join(client.array(CONFIG, IdemClient.args().addKey(keyBytes))));
+  }
+
+  /** Sets every limit of the queue to these (null and 0: none); the limits now. */
+  public Limits configure(Limits l) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes);
+    args.add("RATE");
+    if (l.rate() == null) {
+      args.add("OFF");
+    } else {
+      l.rate().appendTo(args);
+    }
+    args.add("CONCURRENCY").add(l.concurrency() == 0 ? "OFF" : Integer.toString(l.concurrency()));
+    args.add("GROUP-RATE");
+    if (l.groupRate() == null) {
+      args.add("OFF");
+    } else {
+      l.groupRate().appendTo(args);
+    }
+    args.add("GROUP-CONCURRENCY")
+        .add(l.groupConcurrency() == 0 ? "OFF" : Integer.toString(l.groupConcurrency()));
+    return limits(join(client.array(CONFIG, args)));
+  }
+
+  private static Limits limits(List<Object> r) {
+    java.util.Map<String, Object> f = fields(r);
+    return new Limits(
+        Rate.parse(f.get("rate")),
+        ((Long) f.get("concurrency")).intValue(),
+        Rate.parse(f.get("group-rate")),
+        ((Long) f.get("group-concurrency")).intValue());
+  }
+
+  /** Sets a group's settings, all of them (made if new); the group now. */
+  public GroupInfo group(String name, GroupSettings s) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(keyBytes).add(name).add("RESET").add("WEIGHT").add(s.weight());
+    args.add("RATE");
+    if (s.defaultRate()) {
+      args.add("DEFAULT");
+    } else if (s.rate() == null) {
+      args.add("OFF");
+    } else {
+      s.rate().appendTo(args);
+    }
+    args.add("CONCURRENCY")
+        .add(
+            s.defaultConcurrency()
+                ? "DEFAULT"
+                : s.concurrency() == 0 ? "OFF" : Integer.toString(s.concurrency()));
+    return groupInfo(join(client.array(GROUP, args)));
+  }
+
+  /** The queue's groups (at most 10,000), in the order they were made. */
+  public List<GroupInfo> groups() {
+    List<Object> r =
+        join(client.array(GROUPS, IdemClient.args().addKey(keyBytes).add("COUNT").add(10_000)));
+    List<GroupInfo> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      out.add(groupInfo((List<?>) o));
+    }
+    return out;
+  }
+
+  private static GroupInfo groupInfo(List<?> r) {
+    java.util.Map<String, Object> f = fields(r);
+    Object rate = f.get("rate");
+    Object conc = f.get("concurrency");
+    boolean rateDefault = rate instanceof byte[];
+    return new GroupInfo(
+        text(f.get("name")),
+        ((Long) f.get("weight")).intValue(),
+        (Long) f.get("paused") == 1,
+        Rate.parse(rate),
+        rate == null,
+        conc instanceof Long n ? Integer.valueOf(n.intValue()) : null,
+        (Long) f.get("ready"),
+        (Long) f.get("leased"),
+        (Long) f.get("jobs"));
+  }
+
+  /** Pauses one group: its jobs wait while the others go on. False if it was paused. */
+  public boolean pause(String group) {
+    return integer(PAUSE, IdemClient.args().addKey(keyBytes).add("GROUP").add(group)) == 1;
+  }
+
+  public boolean resume(String group) {
+    return integer(RESUME, IdemClient.args().addKey(keyBytes).add("GROUP").add(group)) == 1;
+  }
+
+  /** A map reply (a flat list of keys and values) by key. */
+  private static java.util.Map<String, Object> fields(List<?> r) {
+    java.util.Map<String, Object> f = new java.util.HashMap<>();
+    for (int i = 0; i + 1 < r.size(); i += 2) {
+      f.put(text(r.get(i)), r.get(i + 1));
+    }
+    return f;
   }
 
   /** The dead letters, oldest first, at most {@code count}. */

@@ -317,4 +317,41 @@ class QueueClientTest extends WithServer {
     assertThat(q.job("long")).isEmpty();
     assertThat(q.info()).isEqualTo(new Queue.Info(0, 0, 0, 0));
   }
+
+  @Test
+  void groupsAndLimits_typed() {
+    Queue q = client.queue("tenants");
+    assertThat(q.configure(new Queue.Limits(null, 0, null, 2)))
+        .isEqualTo(new Queue.Limits(null, 0, null, 2));
+    Queue.GroupInfo big =
+        q.group(
+            "big",
+            Queue.GroupSettings.defaults()
+                .weight(3)
+                .rate(Queue.Rate.of(100, Duration.ofMinutes(1)).burst(5)));
+    assertThat(big.weight()).isEqualTo(3);
+    assertThat(big.rate()).isEqualTo(new Queue.Rate(100, Duration.ofSeconds(60), 5));
+    assertThat(big.concurrency()).isNull(); // the queue's default for groups
+    List<Queue.NewJob> jobs = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      jobs.add(new Queue.NewJob(b("b" + i), AddOptions.defaults().group("big")));
+      jobs.add(new Queue.NewJob(b("s" + i), AddOptions.defaults().group("small")));
+    }
+    q.addAll(jobs);
+    List<Job> leased = q.reserve(100, Duration.ofMinutes(1));
+    assertThat(leased).hasSize(4); // two a group: GROUP-CONCURRENCY 2
+    assertThat(q.job(leased.get(0).idText()).orElseThrow().group()).isIn("big", "small");
+    assertThat(q.groups())
+        .extracting(Queue.GroupInfo::name, Queue.GroupInfo::leased, Queue.GroupInfo::jobs)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("big", 2L, 6L),
+            org.assertj.core.groups.Tuple.tuple("small", 2L, 6L));
+    assertThat(q.pause("small")).isTrue();
+    q.ack(leased.toArray(Job[]::new));
+    assertThat(q.reserve(100, Duration.ofMinutes(1)))
+        .extracting(j -> s(j.payload()).substring(0, 1))
+        .containsExactly("b", "b");
+    assertThat(q.resume("small")).isTrue();
+    assertThat(q.limits()).isEqualTo(new Queue.Limits(null, 0, null, 2));
+  }
 }

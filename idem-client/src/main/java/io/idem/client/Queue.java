@@ -40,6 +40,9 @@ public final class Queue {
   private static final Keyword CONFIG = Keyword.of("QUEUE.CONFIG");
   private static final Keyword GROUP = Keyword.of("QUEUE.GROUP");
   private static final Keyword GROUPS = Keyword.of("QUEUE.GROUPS");
+  private static final Keyword SCHEDULE = Keyword.of("QUEUE.SCHEDULE");
+  private static final Keyword UNSCHEDULE = Keyword.of("QUEUE.UNSCHEDULE");
+  private static final Keyword SCHEDULES = Keyword.of("QUEUE.SCHEDULES");
 
   private final IdemClient client;
   private final String key;
@@ -169,6 +172,71 @@ public final class Queue {
       return new Rate((Long) r.get(0), Duration.ofSeconds((Long) r.get(1)), (Long) r.get(2));
     }
   }
+
+  /** What a schedule does about runs missed while the server was down. */
+  public enum Missed {
+    /** Run once, for the latest time missed. */
+    ONE,
+    /** Run every time missed, up to {@link Repeat#maxMissed} a firing. */
+    ALL,
+    /** Skip what was missed. */
+    NONE
+  }
+
+  /**
+   * When a schedule runs: every so long, or by a five-field cron expression in a time zone; what it
+   * does about missed runs; and its bounds (null and 0: none).
+   */
+  public record Repeat(
+      @Nullable Duration every,
+      boolean align,
+      @Nullable String cron,
+      java.time.@Nullable ZoneId zone,
+      Missed missed,
+      int maxMissed,
+      @Nullable Instant start,
+      @Nullable Instant end,
+      long limit) {
+
+    /** Every {@code d}, the first run now (or at {@link #start}). */
+    public static Repeat every(Duration d) {
+      return new Repeat(d, false, null, null, Missed.ONE, 100, null, null, 0);
+    }
+
+    /** At the times a cron expression ({@code "0 9 * * 1-5"}) matches in {@code zone}. */
+    public static Repeat cron(String expression, java.time.ZoneId zone) {
+      return new Repeat(null, false, expression, zone, Missed.ONE, 100, null, null, 0);
+    }
+
+    /** Runs on multiples of the interval since the epoch (every hour on the hour). */
+    public Repeat aligned() {
+      return new Repeat(every, true, cron, zone, missed, maxMissed, start, end, limit);
+    }
+
+    public Repeat missed(Missed m) {
+      return new Repeat(every, align, cron, zone, m, maxMissed, start, end, limit);
+    }
+
+    public Repeat missedAll(int max) {
+      return new Repeat(every, align, cron, zone, Missed.ALL, max, start, end, limit);
+    }
+
+    public Repeat start(Instant t) {
+      return new Repeat(every, align, cron, zone, missed, maxMissed, t, end, limit);
+    }
+
+    public Repeat end(Instant t) {
+      return new Repeat(every, align, cron, zone, missed, maxMissed, start, t, limit);
+    }
+
+    public Repeat limit(long runs) {
+      return new Repeat(every, align, cron, zone, missed, maxMissed, start, end, runs);
+    }
+  }
+
+  /** A schedule as the server shows it: when it runs, its next run (null: none), its runs. */
+  public record ScheduleInfo(
+      String name, String when, @Nullable Instant next, boolean done, long runs) {}
 
   /**
    * A queue's limits: its own rate and concurrency (0: none), and what every group gets unless it
@@ -583,6 +651,69 @@ public final class Queue {
         (Long) f.get("ready"),
         (Long) f.get("leased"),
         (Long) f.get("jobs"));
+  }
+
+  // ---- schedules
+
+  /**
+   * Defines a repeatable job (or replaces the one of that name): each run is a job of {@code
+   * payload} added with {@code options} (no id, delay or time: its id is name:time, and it is due
+   * at its time). True if the name was new.
+   */
+  public boolean schedule(String name, Repeat repeat, byte[] payload, AddOptions options) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes).add(name);
+    if (repeat.every() != null) {
+      args.add("EVERY").add(millis(repeat.every()) + "ms");
+      if (repeat.align()) {
+        args.add("ALIGN");
+      }
+    } else {
+      args.add("CRON").add(repeat.cron()).add("TZ").add(repeat.zone().getId());
+    }
+    args.add(payload);
+    options.appendTo(args);
+    args.add("MISSED").add(repeat.missed().name());
+    if (repeat.missed() == Missed.ALL) {
+      args.add("MAX").add(repeat.maxMissed());
+    }
+    if (repeat.start() != null) {
+      args.add("START").add(repeat.start().toEpochMilli());
+    }
+    if (repeat.end() != null) {
+      args.add("END").add(repeat.end().toEpochMilli());
+    }
+    if (repeat.limit() > 0) {
+      args.add("LIMIT").add(repeat.limit());
+    }
+    return text(join(
+            client.single(
+                SCHEDULE,
+                new io.lettuce.core.output.ByteArrayOutput<>(ByteArrayCodec.INSTANCE),
+                args)))
+        .equals("new");
+  }
+
+  /** Removes a schedule (the jobs it added stay); false if there was none. */
+  public boolean unschedule(String name) {
+    return integer(UNSCHEDULE, IdemClient.args().addKey(keyBytes).add(name)) == 1;
+  }
+
+  /** The queue's schedules, by name. */
+  public List<ScheduleInfo> schedules() {
+    List<Object> r = join(client.array(SCHEDULES, IdemClient.args().addKey(keyBytes)));
+    List<ScheduleInfo> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      java.util.Map<String, Object> f = fields((List<?>) o);
+      Object next = f.get("next");
+      out.add(
+          new ScheduleInfo(
+              text(f.get("name")),
+              text(f.get("when")),
+              next == null ? null : Instant.ofEpochMilli((Long) next),
+              (Long) f.get("done") == 1,
+              (Long) f.get("runs")));
+    }
+    return out;
   }
 
   /** Pauses one group: its jobs wait while the others go on. False if it was paused. */

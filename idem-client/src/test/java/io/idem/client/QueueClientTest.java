@@ -354,4 +354,45 @@ class QueueClientTest extends WithServer {
     assertThat(q.resume("small")).isTrue();
     assertThat(q.limits()).isEqualTo(new Queue.Limits(null, 0, null, 2));
   }
+
+  @Test
+  void schedules_typed() throws Exception {
+    Queue q = client.queue("repeating");
+    assertThat(
+            q.schedule(
+                "beat",
+                Queue.Repeat.every(Duration.ofMillis(200)).missedAll(10),
+                b("tick"),
+                AddOptions.defaults().attempts(2)))
+        .isTrue();
+    assertThat(
+            q.schedule(
+                "nightly",
+                Queue.Repeat.cron("0 2 * * *", java.time.ZoneId.of("Europe/Paris")),
+                b("report"),
+                AddOptions.defaults()))
+        .isTrue();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    List<Job> runs = new java.util.ArrayList<>();
+    while (runs.size() < 3 && System.nanoTime() < deadline) {
+      runs.addAll(Queue.join(q.reserveAsync(10, Duration.ofMinutes(1), Duration.ofSeconds(1))));
+    }
+    assertThat(runs).hasSizeGreaterThanOrEqualTo(3);
+    assertThat(runs).allSatisfy(j -> assertThat(j.idText()).startsWith("beat:"));
+    assertThat(runs.stream().map(Job::idText).distinct().count()).isEqualTo(runs.size());
+    List<Queue.ScheduleInfo> all = q.schedules();
+    assertThat(all).extracting(Queue.ScheduleInfo::name).containsExactly("beat", "nightly");
+    assertThat(all.get(1).when()).isEqualTo("cron 0 2 * * * Europe/Paris");
+    assertThat(all.get(1).next()).isAfter(java.time.Instant.now());
+    assertThat(q.unschedule("beat")).isTrue();
+    assertThatThrownBy(
+            () ->
+                q.schedule(
+                    "bad",
+                    Queue.Repeat.cron("nope", java.time.ZoneOffset.UTC),
+                    b("x"),
+                    AddOptions.defaults()))
+        .isInstanceOf(IdemException.class)
+        .hasMessageContaining("cron expression");
+  }
 }

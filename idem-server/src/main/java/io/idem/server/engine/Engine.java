@@ -51,6 +51,26 @@ public final class Engine implements AutoCloseable {
      * and the record has not been applied yet.
      */
     boolean windowDue(byte[] key);
+
+    /**
+     * The value at the key has work this node's clock started that a command of its own does
+     * ({@code command}, its words, the key among them: a queue's QUEUE.FIRE): ask the log for it.
+     * False if such a command was asked for the key already and its record is not applied yet.
+     */
+    boolean ask(byte[] key, byte[][] command);
+  }
+
+  /**
+   * On a node with a log, asks the log for {@code command} on the entry's key (see {@link
+   * DueKeys#ask}) and returns true; elsewhere returns false, and the caller does the work.
+   */
+  public boolean askByLog(Entry e, byte[][] command) {
+    DueKeys sink = dueKeys;
+    if (sink == null) {
+      return false;
+    }
+    sink.ask(e.key().bytes(), command);
+    return true;
   }
 
   /**
@@ -447,6 +467,19 @@ public final class Engine implements AutoCloseable {
       entry = e;
       journal.created(e, recipe);
       return value;
+    }
+
+    @Override
+    public void visitBy(long atMillis) {
+      if (entry == null) {
+        throw new IllegalStateException("no entry to visit: " + key);
+      }
+      Visit v = entry.visit;
+      if (v != null && visits.contains(v) && v.at() <= atMillis) {
+        return;
+      }
+      unschedule(entry);
+      schedule(entry, atMillis);
     }
 
     @Override
@@ -1092,6 +1125,11 @@ public final class Engine implements AutoCloseable {
           locked(
               e,
               en -> {
+                Visit asked = en.visit;
+                if (asked != null && asked != v && visits.contains(asked) && asked.at() <= at) {
+                  return null; // a command asked for an earlier visit meanwhile (visitBy)
+                }
+                unschedule(en);
                 schedule(en, at);
                 return null;
               });

@@ -55,4 +55,11 @@ public interface KeyTx {
 
   /** Removes the key; it is free afterwards. */
   void delete();
+
+  /**
+   * Visits the value's background work by {@code atMillis} (a command that gave it work, as a
+   * queue's first schedule): an earlier visit already asked for stays, a later one is brought
+   * forward. Not logged: the visit is the node's own, and what it does is logged.
+   */
+  void visitBy(long atMillis);
 }

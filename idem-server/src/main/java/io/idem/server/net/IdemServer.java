@@ -320,9 +320,20 @@ public final class IdemServer implements ServerContext, AutoCloseable {
         public boolean windowDue(byte[] key) {
           return askLog(WINDOWDUE, key);
         }
+
+        @Override
+        public boolean ask(byte[] key, byte[][] command) {
+          return askLog(command, key);
+        }
       };
 
   private boolean askLog(byte[] command, byte[] key) {
+    return askLog(new byte[][] {command, key}, key);
+  }
+
+  /** Submits {@code words} for {@code key}'s slot, once per command name and key in flight. */
+  private boolean askLog(byte[][] words, byte[] key) {
+    byte[] command = words[0];
     ClusterLog log = clusterLog;
     ClusterTopology topology = cluster;
     int slot = io.idem.server.cluster.Slots.of(key);
@@ -341,7 +352,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     if (!asked.add(k)) {
       return false;
     }
-    log.submit(new io.idem.server.request.Command(new byte[][] {command, key}), slot)
+    log.submit(new io.idem.server.request.Command(words), slot)
         .whenComplete((r, e) -> asked.remove(k));
     return true;
   }

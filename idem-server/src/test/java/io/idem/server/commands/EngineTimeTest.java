@@ -108,6 +108,15 @@ class EngineTimeTest {
           public boolean windowDue(byte[] key) {
             return asked.add("window " + new String(key, java.nio.charset.StandardCharsets.UTF_8));
           }
+
+          @Override
+          public boolean ask(byte[] key, byte[][] command) {
+            List<String> words = new java.util.ArrayList<>();
+            for (byte[] w : command) {
+              words.add(new String(w, java.nio.charset.StandardCharsets.UTF_8));
+            }
+            return asked.add(String.join(" ", words));
+          }
         });
     return asked;
   }

@@ -74,7 +74,7 @@ class ClusterApplyKillTest {
           }
           Thread.sleep(50); // MOVED or no such queue while it catches up
         }
-        assertThat(render(info)).isEqualTo("[ready, 2, delayed, 0, leased, 0, dead, 0]");
+        assertThat(render(info)).startsWith("[ready, 2, delayed, 0, leased, 0, dead, 0,");
       }
     }
   }

@@ -42,6 +42,7 @@ class CrashTest {
     types.add(new QueueLeaseWorkload());
     types.add(new QueueControlWorkload());
     types.add(new QueueGroupsWorkload());
+    types.add(new QueueScheduleWorkload());
     types.add(new IdemKeyWorkload());
     types.add(new ThrottleWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());

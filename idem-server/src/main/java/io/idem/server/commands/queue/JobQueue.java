@@ -356,6 +356,12 @@ public final class JobQueue {
 
   private int groupConcurrency;
 
+  /** Repeatable jobs, by name (the order they are listed and written in). */
+  private final java.util.TreeMap<Id, Schedule> schedules = new java.util.TreeMap<>();
+
+  /** Definitions made so far: each schedule's version, which a FIRE must name. */
+  private long scheduleSeq;
+
   /** Leased jobs, by lease end then order added. */
   private final JobHeap leased = new JobHeap(JobHeap.Order.LEASE_END);
 
@@ -1234,6 +1240,99 @@ public final class JobQueue {
 
   long leasedCount() {
     return leasedCount;
+  }
+
+  // ---- schedules
+
+  /**
+   * Defines (or replaces) a schedule at {@code now}: an interval schedule is due at its first time,
+   * a cron one waits for its first FIRE to arm it. True if the name was new.
+   */
+  boolean schedule(long now, Schedule.Definition d) {
+    Id k = new Id(d.name());
+    Schedule old = schedules.get(k);
+    if (old != null) {
+      memory -= scheduleMemory(old);
+    }
+    Schedule s = new Schedule(d, ++scheduleSeq, Schedule.firstDue(d, now));
+    schedules.put(k, s);
+    memory += scheduleMemory(s);
+    return old == null;
+  }
+
+  private static long scheduleMemory(Schedule s) {
+    return 200 + s.def.name().length + s.def.payload().length;
+  }
+
+  /** Removes a schedule (the jobs it added stay); whether there was one. */
+  boolean unschedule(byte[] name) {
+    Schedule s = schedules.remove(new Id(name));
+    if (s != null) {
+      memory -= scheduleMemory(s);
+    }
+    return s != null;
+  }
+
+  @Nullable Schedule scheduleNamed(byte[] name) {
+    return schedules.get(new Id(name));
+  }
+
+  /**
+   * Fires a schedule: adds a job for each run time (id name:time, due then) and moves it to {@code
+   * next}, if it is the schedule named at that version, expecting that due time, and the runs are
+   * in order, none later than now or before the expected time; else changes nothing (a FIRE
+   * computed for an older state, or asked twice). How many runs it took, or -1 if it did not apply.
+   */
+  int fire(long now, byte[] name, long version, long expected, long next, long[] runs) {
+    Schedule s = schedules.get(new Id(name));
+    if (s == null || s.version != version || s.nextDue != expected || runs.length > 100_000) {
+      return -1;
+    }
+    long last = expected == Schedule.PENDING ? Long.MIN_VALUE : expected - 1;
+    for (long t : runs) {
+      if (t <= last || t > now) {
+        return -1;
+      }
+      last = t;
+    }
+    if (next != Schedule.DONE && next <= last) {
+      return -1;
+    }
+    Schedule.Definition d = s.def;
+    for (long t : runs) {
+      add(
+          now,
+          s.runId(t),
+          d.payload(),
+          d.priority(),
+          t,
+          d.attempts(),
+          d.backoff(),
+          d.uniqueMillis(),
+          d.group());
+      s.runs++;
+      s.lastRun = t;
+    }
+    s.nextDue = d.limit() > 0 && s.runs >= d.limit() ? Schedule.DONE : next;
+    return runs.length;
+  }
+
+  /** The schedules, by name. */
+  java.util.Collection<Schedule> schedules() {
+    return schedules.values();
+  }
+
+  long scheduleSeq() {
+    return scheduleSeq;
+  }
+
+  void restoreSchedule(Schedule s) {
+    schedules.put(new Id(s.def.name()), s);
+    memory += scheduleMemory(s);
+  }
+
+  void restoreScheduleSeq(long seq) {
+    scheduleSeq = Math.max(scheduleSeq, seq);
   }
 
   void restoreNextSeq(long seq) {

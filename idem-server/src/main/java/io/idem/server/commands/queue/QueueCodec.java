@@ -48,7 +48,16 @@ import org.jspecify.annotations.Nullable;
  *              the queue's limits, all of them (0: none)
  *              a rate: u8 mode (0 none, or for a group the default; 1 set; 2 none for a group)
  *              then, when set, u64 max burst | u64 count | u64 period s
+ * 19  SCHEDULE u64 now | a schedule's definition (u32 length + bytes, below)
+ * 20  UNSCHEDULE u64 now | name
+ * 21  FIRE     u64 now | name | u64 version | u64 expected due | u64 next due | u32 n | n x u64
+ *              run time: the runs' jobs and the next due time, as the firing node computed them
  * </pre>
+ *
+ * <p>A schedule's definition: u8 1 | name | u8 kind (1 every, 2 cron) | u64 every ms | u8 align |
+ * cron text | zone id (both absent for every) | payload | i32 priority | u32 attempts | backoff |
+ * u64 unique ms | group (absent: none) | u8 missed (0 one, 1 all, 2 none) | u32 missed max | u64
+ * start | u64 end | u64 limit (0: none).
  *
  * <p>A lease holder's ack, fail, extend, release or progress on a job cancelled while leased takes
  * the job out and is logged as that op: the replay takes it out the same way.
@@ -67,9 +76,11 @@ import org.jspecify.annotations.Nullable;
  * queue's limits: CONFIG's payload without its time | i64 the queue rate's TAT ns (-1 none). Tag 4,
  * groups: u64 virtual time | u64 the default group's pass | u64 next group seq | u32 groups | each,
  * by seq: name | u64 seq | u32 weight | u8 paused | rate | i32 concurrency | i64 TAT ns | u64 pass.
- * Tag 5, jobs in a group: u32 jobs | each, by seq: u64 job seq | u64 group seq. The writer writes
- * version 2 when there is no section, so a queue that uses none of these keeps its bytes (and an
- * older Idem reads it); a reader refuses a tag it does not know.
+ * Tag 5, jobs in a group: u32 jobs | each, by seq: u64 job seq | u64 group seq. Tag 6, schedules:
+ * u64 definitions made | u32 schedules | each, by name: definition (u32 length + bytes) | u64
+ * version | u64 next due | u64 runs | u64 last run. The writer writes version 2 when there is no
+ * section, so a queue that uses none of these keeps its bytes (and an older Idem reads it); a
+ * reader refuses a tag it does not know.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -94,6 +105,9 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_ADD_GROUPED = 16;
   static final byte OP_GROUP = 17;
   static final byte OP_CONFIG = 18;
+  static final byte OP_SCHEDULE = 19;
+  static final byte OP_UNSCHEDULE = 20;
+  static final byte OP_FIRE = 21;
   static final byte[] RECIPE = {1};
   private static final int SNAPSHOT_VERSION = 2;
   private static final int SECTIONS_VERSION = 3;
@@ -102,6 +116,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   private static final int SECTION_LIMITS = 3;
   private static final int SECTION_GROUPS = 4;
   private static final int SECTION_JOB_GROUPS = 5;
+  private static final int SECTION_SCHEDULES = 6;
 
   /** The most a progress value holds: it is the holder's note, not a result. */
   static final int MAX_PROGRESS_BYTES = 4096;
@@ -129,6 +144,73 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   @Override
   public boolean listed() {
     return true;
+  }
+
+  /** Schedules fire from the background: every queue is visited once, then as its schedules ask. */
+  @Override
+  public boolean hasBackgroundWork() {
+    return true;
+  }
+
+  /**
+   * Fires the schedules that are due: alone, under the key's lock, logged as FIRE; on a node with a
+   * log, asks it for a QUEUE.FIRE record carrying the times this node computed, so every node adds
+   * the same runs at the record's time. The next visit is the earliest next due time.
+   */
+  @Override
+  public long background(io.idem.server.engine.Engine engine, io.idem.server.engine.Entry entry) {
+    JobQueue q = (JobQueue) entry.value();
+    boolean byLog = engine.expiresByLog();
+    List<byte[][]> asks = new ArrayList<>();
+    Long next =
+        engine.writeEntry(
+            entry,
+            tx -> {
+              long now = engine.now();
+              long earliest = NEVER;
+              boolean added = false;
+              for (Schedule sc : List.copyOf(q.schedules())) {
+                SchedulePlan.Fire f;
+                try {
+                  f = SchedulePlan.plan(sc, now);
+                } catch (RuntimeException e) {
+                  continue; // its cron text or zone no longer parses here: it waits
+                }
+                if (f == null) {
+                  earliest = Math.min(earliest, sc.nextDue);
+                } else if (byLog) {
+                  asks.add(QueueSchedules.fireWords(entry.key().bytes(), sc, f));
+                } else {
+                  if (q.fire(now, sc.def.name(), sc.version, f.expected(), f.next(), f.runs())
+                      >= 0) {
+                    tx.log(OP_FIRE, fireOp(now, sc.def.name(), sc.version, f));
+                    added |= f.runs().length > 0;
+                  }
+                  earliest = Math.min(earliest, sc.nextDue);
+                }
+              }
+              if (added) {
+                engine.waits().wake(entry.key().bytes(), null);
+              }
+              return earliest;
+            });
+    if (next == null) {
+      return NEVER;
+    }
+    for (byte[][] words : asks) {
+      engine.askByLog(entry, words);
+    }
+    return asks.isEmpty() ? next : NEXT_ROUND;
+  }
+
+  /** FIRE's payload. */
+  static byte[] fireOp(long now, byte[] name, long version, SchedulePlan.Fire f) {
+    Op o = new Op().u64(now).bytes(name).u64(version).u64(f.expected()).u64(f.next());
+    o.i32(f.runs().length);
+    for (long t : f.runs()) {
+      o.u64(t);
+    }
+    return o.done();
   }
 
   @Override
@@ -233,6 +315,30 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           Gcra.Quota rate = rate(b, mode, true);
           q.configureGroup(now, group, weight, (byte) mode, rate, concurrency(b.getInt(), true));
         }
+        case OP_SCHEDULE -> {
+          long now = b.getLong();
+          q.schedule(now, definition(bytes(b, payload.length)));
+        }
+        case OP_UNSCHEDULE -> {
+          b.getLong();
+          q.unschedule(scheduleName(bytes(b, payload.length)));
+        }
+        case OP_FIRE -> {
+          long now = b.getLong();
+          byte[] name = scheduleName(bytes(b, payload.length));
+          long version = b.getLong();
+          long expected = b.getLong();
+          long next = b.getLong();
+          int n = b.getInt();
+          if (n < 0 || n > b.remaining() / 8) {
+            throw new IOException("a FIRE of " + n + " runs passes the record");
+          }
+          long[] runs = new long[n];
+          for (int i = 0; i < n; i++) {
+            runs[i] = b.getLong();
+          }
+          q.fire(now, name, version, expected, next, runs);
+        }
         case OP_CONFIG -> {
           b.getLong();
           Gcra.Quota rate = rate(b, b.get(), false);
@@ -307,6 +413,105 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     int attempt = b.getInt();
     Job j = id == null ? null : q.job(id);
     return j != null && j.state() == State.LEASED && j.attempts == attempt ? j.token : -1;
+  }
+
+  static byte[] scheduleName(byte[] name) throws IOException {
+    if (name == null || name.length == 0 || name.length > Schedule.MAX_NAME_BYTES) {
+      throw new IOException("a schedule name of 1 to " + Schedule.MAX_NAME_BYTES + " bytes");
+    }
+    return name;
+  }
+
+  /** A schedule's definition as the op and the snapshot hold it. */
+  static byte[] definition(Schedule.Definition d) {
+    Op o =
+        new Op()
+            .u8(1)
+            .bytes(d.name())
+            .u8(d.kind())
+            .u64(d.everyMillis())
+            .u8(d.align() ? 1 : 0)
+            .bytes(d.cron() == null ? null : d.cron().getBytes(StandardCharsets.UTF_8))
+            .bytes(d.zone() == null ? null : d.zone().getBytes(StandardCharsets.UTF_8))
+            .bytes(d.payload())
+            .i32(d.priority())
+            .i32(d.attempts())
+            .backoff(d.backoff())
+            .u64(d.uniqueMillis())
+            .bytes(d.group())
+            .u8(d.missed())
+            .i32(d.missedMax())
+            .u64(d.start())
+            .u64(d.end())
+            .u64(d.limit());
+    return o.done();
+  }
+
+  /** A definition read back, held to what QUEUE.SCHEDULE accepts (its cron text is not parsed). */
+  static Schedule.Definition definition(byte[] bytes) throws IOException {
+    if (bytes == null) {
+      throw new IOException("a schedule without its definition");
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    try {
+      if (b.get() != 1) {
+        throw new IOException("a schedule definition of an unknown version");
+      }
+      byte[] name = scheduleName(bytes(b, bytes.length));
+      byte kind = b.get();
+      long every = b.getLong();
+      int align = b.get();
+      byte[] cron = bytes(b, bytes.length);
+      byte[] zone = bytes(b, bytes.length);
+      boolean everyOk = kind == Schedule.EVERY && every > 0 && cron == null && zone == null;
+      boolean cronOk = kind == Schedule.CRON && cron != null && zone != null && every == 0;
+      if (!everyOk && !cronOk || align != 0 && align != 1) {
+        throw new IOException("a schedule of kind " + kind + " with what it does not take");
+      }
+      byte[] payload = bytes(b, bytes.length);
+      int priority = b.getInt();
+      int attempts = b.getInt();
+      JobQueue.Backoff backoff = backoff(b);
+      long unique = b.getLong();
+      byte[] group = bytes(b, bytes.length);
+      byte missed = b.get();
+      int missedMax = b.getInt();
+      if (payload == null
+          || attempts < 1
+          || attempts > QueueHandlers.MAX_ATTEMPTS
+          || missed < 0
+          || missed > 2
+          || missedMax < 1
+          || missedMax > Schedule.MAX_MISSED
+          || (group != null && (group.length == 0 || group.length > JobGroup.MAX_NAME_BYTES))) {
+        throw new IOException("a schedule's template or missed policy out of range");
+      }
+      Schedule.Definition d =
+          new Schedule.Definition(
+              name,
+              kind,
+              every,
+              align == 1,
+              cron == null ? null : new String(cron, StandardCharsets.UTF_8),
+              zone == null ? null : new String(zone, StandardCharsets.UTF_8),
+              payload,
+              priority,
+              attempts,
+              backoff,
+              unique,
+              group,
+              missed,
+              missedMax,
+              b.getLong(),
+              b.getLong(),
+              b.getLong());
+      if (b.hasRemaining() || d.start() < 0 || d.end() < 0 || d.limit() < 0) {
+        throw new IOException("a schedule definition with bytes too many, or bounds below 0");
+      }
+      return d;
+    } catch (java.nio.BufferUnderflowException e) {
+      throw new IOException("a schedule definition cut short");
+    }
   }
 
   /** A group's name from a record or a snapshot, held to what the commands accept. */
@@ -515,6 +720,22 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                 }
               }));
     }
+    if (!q.schedules().isEmpty() || q.scheduleSeq() != 0) {
+      out.add(
+          section(
+              SECTION_SCHEDULES,
+              d -> {
+                d.writeLong(q.scheduleSeq());
+                d.writeInt(q.schedules().size());
+                for (Schedule sc : q.schedules()) {
+                  writeBytes(d, definition(sc.def));
+                  d.writeLong(sc.version);
+                  d.writeLong(sc.nextDue);
+                  d.writeLong(sc.runs);
+                  d.writeLong(sc.lastRun);
+                }
+              }));
+    }
     return out;
   }
 
@@ -718,6 +939,21 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
               throw new IOException("a queue snapshot puts no such job, or into no such group");
             }
             q.regroup(j, g);
+          }
+        }
+        case SECTION_SCHEDULES -> {
+          q.restoreScheduleSeq(d.readLong());
+          int n = count(d, bodyBudget, 36);
+          for (int e = 0; e < n; e++) {
+            Schedule.Definition def = definition(readBytes(d, bodyBudget));
+            long version = d.readLong();
+            if (q.scheduleNamed(def.name()) != null || version < 1 || version > q.scheduleSeq()) {
+              throw new IOException("a queue snapshot's schedule twice, or of a version not made");
+            }
+            Schedule sc = new Schedule(def, version, d.readLong());
+            sc.runs = d.readLong();
+            sc.lastRun = d.readLong();
+            q.restoreSchedule(sc);
           }
         }
         default -> throw new IOException("a queue snapshot section " + tag + " is not known");

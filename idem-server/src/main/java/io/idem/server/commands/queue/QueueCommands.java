@@ -121,6 +121,33 @@ public final class QueueCommands {
             .flags(READONLY, FAST)
             .key()
             .build(),
+        command(
+                "queue.schedule",
+                -6,
+                doc(
+                    "key name (EVERY duration [ALIGN] | CRON expression [TZ zone]) payload"
+                        + " [PRIORITY n] [ATTEMPTS n] [BACKOFF FIXED|EXPONENTIAL duration [MAX"
+                        + " duration]] [UNIQUE duration] [GROUP name] [MISSED ONE | MISSED ALL"
+                        + " [MAX n] | MISSED NONE] [START unix-ms] [END unix-ms] [LIMIT n]",
+                    QueueSchedules::schedule))
+            .flags(WRITE, DENYOOM)
+            .key()
+            .build(),
+        command("queue.unschedule", 3, doc("key name", QueueSchedules::unschedule))
+            .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.schedules", 2, doc("key", QueueSchedules::schedules))
+            .flags(READONLY)
+            .key()
+            .build(),
+        command(
+                "queue.fire",
+                -6,
+                doc("key name version expected-due next-due [run-time ...]", QueueSchedules::fire))
+            .flags(WRITE)
+            .key()
+            .build(),
         command("queue.info", 2, doc("key", QueueHandlers::info))
             .flags(READONLY, FAST)
             .key()

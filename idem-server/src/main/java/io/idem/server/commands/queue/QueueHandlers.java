@@ -113,62 +113,72 @@ final class QueueHandlers {
     int parse(Call call, int i, boolean bulk) {
       boolean gaveDelay = false;
       boolean gaveAt = false;
-      for (; i < call.argc() && !(bulk && call.is(i, "JOB")); i++) {
-        if (call.is(i, "DELAY") && i + 1 < call.argc()) {
-          delay = duration(call, ++i);
-          at = null;
-          gaveDelay = true;
-        } else if (call.is(i, "AT") && i + 1 < call.argc()) {
-          Long t = Parse.longOrNull(call.arg(++i));
-          if (t == null || t < 0) {
-            throw CommandException.err("AT is a Unix time in milliseconds");
-          }
-          at = t;
-          delay = 0;
-          gaveAt = true;
-        } else if (call.is(i, "PRIORITY") && i + 1 < call.argc()) {
-          Long p = Parse.longOrNull(call.arg(++i));
-          if (p == null || p < -1_000_000 || p > 1_000_000) {
-            throw CommandException.err("PRIORITY is an integer from -1000000 to 1000000");
-          }
-          priority = p.intValue();
-        } else if (call.is(i, "ID") && i + 1 < call.argc()) {
-          id = id(call, ++i);
-        } else if (call.is(i, "GROUP") && i + 1 < call.argc()) {
-          group = groupName(call, ++i);
-        } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
-          unique = duration(call, ++i);
-        } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
-          Long a = Parse.longOrNull(call.arg(++i));
-          if (a == null || a < 1 || a > MAX_ATTEMPTS) {
-            throw CommandException.err("ATTEMPTS is an integer from 1 to " + MAX_ATTEMPTS);
-          }
-          attempts = a.intValue();
-        } else if (call.is(i, "BACKOFF") && i + 2 < call.argc()) {
-          BackoffKind kind;
-          if (call.is(i + 1, "FIXED")) {
-            kind = BackoffKind.FIXED;
-          } else if (call.is(i + 1, "EXPONENTIAL")) {
-            kind = BackoffKind.EXPONENTIAL;
-          } else {
-            throw new CommandException(Errors.SYNTAX);
-          }
-          long base = duration(call, i + 2);
-          long max = kind == BackoffKind.FIXED ? base : Parse.MAX_DURATION_MILLIS;
-          i += 2;
-          if (i + 2 < call.argc() && call.is(i + 1, "MAX")) {
-            max = duration(call, i + 2);
-            i += 2;
-          }
-          backoff = new Backoff(kind, base, max);
-        } else {
+      while (i < call.argc() && !(bulk && call.is(i, "JOB"))) {
+        gaveDelay |= call.is(i, "DELAY");
+        gaveAt |= call.is(i, "AT");
+        int after = parseOne(call, i);
+        if (after < 0) {
           throw new CommandException(Errors.SYNTAX);
         }
+        i = after;
       }
       if (gaveDelay && gaveAt) {
         throw CommandException.err("DELAY and AT cannot be given together");
       }
       return i;
+    }
+
+    /** Reads the option at word {@code i}; the index after it, or -1 if it is not one. */
+    int parseOne(Call call, int i) {
+      if (call.is(i, "DELAY") && i + 1 < call.argc()) {
+        delay = duration(call, ++i);
+        at = null;
+      } else if (call.is(i, "AT") && i + 1 < call.argc()) {
+        Long t = Parse.longOrNull(call.arg(++i));
+        if (t == null || t < 0) {
+          throw CommandException.err("AT is a Unix time in milliseconds");
+        }
+        at = t;
+        delay = 0;
+      } else if (call.is(i, "PRIORITY") && i + 1 < call.argc()) {
+        Long p = Parse.longOrNull(call.arg(++i));
+        if (p == null || p < -1_000_000 || p > 1_000_000) {
+          throw CommandException.err("PRIORITY is an integer from -1000000 to 1000000");
+        }
+        priority = p.intValue();
+      } else if (call.is(i, "ID") && i + 1 < call.argc()) {
+        id = id(call, ++i);
+      } else if (call.is(i, "GROUP") && i + 1 < call.argc()) {
+        group = groupName(call, ++i);
+      } else if (call.is(i, "UNIQUE") && i + 1 < call.argc()) {
+        unique = duration(call, ++i);
+      } else if (call.is(i, "ATTEMPTS") && i + 1 < call.argc()) {
+        Long a = Parse.longOrNull(call.arg(++i));
+        if (a == null || a < 1 || a > MAX_ATTEMPTS) {
+          throw CommandException.err("ATTEMPTS is an integer from 1 to " + MAX_ATTEMPTS);
+        }
+        attempts = a.intValue();
+      } else if (call.is(i, "BACKOFF") && i + 2 < call.argc()) {
+        BackoffKind kind;
+        if (call.is(i + 1, "FIXED")) {
+          kind = BackoffKind.FIXED;
+        } else if (call.is(i + 1, "EXPONENTIAL")) {
+          kind = BackoffKind.EXPONENTIAL;
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
+        long base = duration(call, i + 2);
+        long max = kind == BackoffKind.FIXED ? base : Parse.MAX_DURATION_MILLIS;
+        i += 2;
+        if (i + 2 < call.argc() && call.is(i + 1, "MAX")) {
+          max = duration(call, i + 2);
+          i += 2;
+        }
+        backoff = new Backoff(kind, base, max);
+      } else {
+        return -1;
+      }
+      return i + 1;
     }
 
     /** The checks that need every option a job has. */

@@ -43,6 +43,8 @@ public final class Queue {
   private static final Keyword SCHEDULE = Keyword.of("QUEUE.SCHEDULE");
   private static final Keyword UNSCHEDULE = Keyword.of("QUEUE.UNSCHEDULE");
   private static final Keyword SCHEDULES = Keyword.of("QUEUE.SCHEDULES");
+  private static final Keyword COMPLETE = Keyword.of("QUEUE.COMPLETE");
+  private static final Keyword RESULT = Keyword.of("QUEUE.RESULT");
 
   private final IdemClient client;
   private final String key;
@@ -119,6 +121,18 @@ public final class Queue {
     /** The job was cancelled: it is gone now, and the holder should stop working on it. */
     CANCELLED
   }
+
+  /** What {@link #complete} did. */
+  public enum Completed {
+    DONE,
+    /** The job was cancelled while leased: it is gone, and no result was kept. */
+    CANCELLED,
+    /** The lease of this token does not hold the job. */
+    NOT_LEASED
+  }
+
+  /** A finished job's stored result ({@code value} null for an ack without one). */
+  public record Result(Instant completed, int attempts, byte @Nullable [] value) {}
 
   /** What {@link #cancel} did to one job. */
   public enum Cancelled {
@@ -498,6 +512,54 @@ public final class Queue {
         client
             .single(RELEASE, new IntegerOutput<>(ByteArrayCodec.INSTANCE), args)
             .thenApply(n -> n == 1));
+  }
+
+  // ---- results
+
+  /** Acks the job with its result, kept for the queue's retention ({@link #keepResults}). */
+  public Completed complete(Job job, byte @Nullable [] result) {
+    return join(completeAsync(job, result));
+  }
+
+  public CompletionStage<Completed> completeAsync(Job job, byte @Nullable [] result) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(keyBytes).add(job.id()).add(job.token());
+    if (result != null) {
+      args.add("RESULT").add(result);
+    }
+    return client
+        .single(
+            COMPLETE, new io.lettuce.core.output.ByteArrayOutput<>(ByteArrayCodec.INSTANCE), args)
+        .thenApply(
+            r ->
+                r == null
+                    ? Completed.NOT_LEASED
+                    : text(r).equals("done") ? Completed.DONE : Completed.CANCELLED);
+  }
+
+  /** Keeps finished jobs' results for {@code retention} (null: none from now on). */
+  public void keepResults(@Nullable Duration retention) {
+    join(
+        client.array(
+            CONFIG,
+            IdemClient.args()
+                .addKey(keyBytes)
+                .add("RESULTS")
+                .add(retention == null ? "OFF" : millis(retention) + "ms")));
+  }
+
+  /** A finished job's result, while it is kept. */
+  public java.util.Optional<Result> result(String id) {
+    List<Object> r = join(client.array(RESULT, IdemClient.args().addKey(keyBytes).add(id)));
+    if (r == null || r.size() < 2) {
+      return java.util.Optional.empty();
+    }
+    java.util.Map<String, Object> f = fields(r);
+    return java.util.Optional.of(
+        new Result(
+            Instant.ofEpochMilli((Long) f.get("completed")),
+            ((Long) f.get("attempts")).intValue(),
+            (byte[]) f.get("result")));
   }
 
   // ---- control

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A queue's jobs as a {@link Flow.Publisher} of {@link Delivery}: a subscriber gets no more jobs
@@ -113,6 +114,14 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
     /** The job is done. False if its lease was lost (another worker may run it again). */
     public boolean ack() {
       return settle() && queue.ack(job) == 1;
+    }
+
+    /** The job is done, with its result (kept while the queue keeps results). */
+    public Queue.Completed complete(byte @Nullable [] result) {
+      if (!settle()) {
+        return cancelled ? Queue.Completed.CANCELLED : Queue.Completed.NOT_LEASED;
+      }
+      return queue.complete(job, result);
     }
 
     /** The job failed: retried after its backoff, or a dead letter after its last attempt. */

@@ -395,4 +395,22 @@ class QueueClientTest extends WithServer {
         .isInstanceOf(IdemException.class)
         .hasMessageContaining("cron expression");
   }
+
+  @Test
+  void results_typed() {
+    Queue q = client.queue("with-results");
+    q.keepResults(Duration.ofDays(7));
+    q.add(b("job"), AddOptions.defaults().id("r1"));
+    q.add(b("job"), AddOptions.defaults().id("r2"));
+    List<Job> jobs = q.reserve(2, Duration.ofMinutes(1));
+    assertThat(q.complete(jobs.get(0), b("{\"ok\":1}"))).isEqualTo(Queue.Completed.DONE);
+    assertThat(q.complete(jobs.get(0), b("again"))).isEqualTo(Queue.Completed.NOT_LEASED);
+    q.cancel("r2");
+    assertThat(q.complete(jobs.get(1), b("x"))).isEqualTo(Queue.Completed.CANCELLED);
+    Queue.Result r = q.result("r1").orElseThrow();
+    assertThat(s(r.value())).isEqualTo("{\"ok\":1}");
+    assertThat(r.attempts()).isEqualTo(1);
+    assertThat(q.result("r2")).isEmpty();
+    assertThat(q.limits()).isEqualTo(Queue.Limits.none());
+  }
 }

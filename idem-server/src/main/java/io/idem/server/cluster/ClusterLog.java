@@ -249,7 +249,34 @@ public final class ClusterLog implements AutoCloseable {
     catchUpTo = new HashMap<>(ends);
   }
 
+  /**
+   * Makes the topic, or checks the one there. A topic another node has just made may not be known
+   * to every broker yet (UnknownTopicOrPartition, a retriable error): asked again for up to 30 s.
+   */
   private void ensureTopic(Admin a) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        ensureTopicOnce(a);
+        return;
+      } catch (IllegalStateException e) {
+        boolean retriable =
+            e.getCause() instanceof ExecutionException x
+                && x.getCause() instanceof org.apache.kafka.common.errors.RetriableException;
+        if (!retriable || System.nanoTime() > deadline) {
+          throw e;
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  private void ensureTopicOnce(Admin a) {
     try {
       Set<String> names = a.listTopics().names().get(30, TimeUnit.SECONDS);
       if (!names.contains(topic)) {

@@ -160,6 +160,39 @@ class QueueFormatGoldenTest {
   }
 
   /**
+   * Groups, limits, schedules and results: ops 16 to 24, and the version 3 snapshot's sections 3 to
+   * 7. The background round fires the schedule and drops the old results, as a server alone does.
+   */
+  @Test
+  void theGroupScheduleAndResultOps_andTheirSnapshot_areTheGoldenBytes() throws IOException {
+    Recording journal = new Recording(true);
+    h.engine.attach(journal);
+    h.call("QUEUE.CONFIG", "q", "RATE", "100", "1s", "BURST", "5", "GROUP-CONCURRENCY", "2");
+    h.call("QUEUE.CONFIG", "q", "RESULTS", "16s");
+    h.call("QUEUE.GROUP", "q", "acme", "WEIGHT", "3", "RATE", "10", "1m");
+    h.call("QUEUE.MADD", "q", "GROUP", "acme", "JOB", "a1", "ID", "a1", "JOB", "a2", "ID", "a2");
+    h.call("QUEUE.ADD", "q", "b1", "ID", "b1", "GROUP", "beta");
+    h.call("QUEUE.SCHEDULE", "q", "tick", "EVERY", "10s", "ALIGN", "t", "GROUP", "beta");
+    h.call("QUEUE.SCHEDULE", "q", "gone", "EVERY", "1h", "g");
+    h.call("QUEUE.UNSCHEDULE", "q", "gone");
+    h.engine.runBackground();
+    clock.addAndGet(10_000);
+    h.engine.runBackground();
+    List<String[]> leased = leases(h.call("QUEUE.RESERVE", "q", "COUNT", "10", "LEASE", "1h"));
+    h.call("QUEUE.COMPLETE", "q", leased.get(0)[0], leased.get(0)[1], "RESULT", "r0");
+    h.call("QUEUE.ACK", "q", leased.get(1)[0], leased.get(1)[1]);
+    clock.addAndGet(20_000);
+    h.engine.runBackground();
+    h.call("QUEUE.PAUSE", "q", "GROUP", "acme");
+    List<Op> ops = journal.of(h, "q").ops();
+    assertThat(ops.stream().map(Op::op).filter(o -> o >= 16).distinct().sorted())
+        .containsExactly(
+            (byte) 16, (byte) 17, (byte) 18, (byte) 19, (byte) 20, (byte) 21, (byte) 22, (byte) 23,
+            (byte) 24);
+    checkGolden(ops, "features-ops-v1.bin", "features-snapshot-v3.bin", 3);
+  }
+
+  /**
    * The ops logged today are the golden ones, and the golden ops replay into the golden snapshot,
    * which reads and writes back to the same bytes.
    */

@@ -43,6 +43,7 @@ class CrashTest {
     types.add(new QueueControlWorkload());
     types.add(new QueueGroupsWorkload());
     types.add(new QueueScheduleWorkload());
+    types.add(new QueueResultWorkload());
     types.add(new IdemKeyWorkload());
     types.add(new ThrottleWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());

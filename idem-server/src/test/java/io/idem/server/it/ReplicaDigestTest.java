@@ -154,6 +154,15 @@ class ReplicaDigestTest {
             if (i % 3 == 0) {
               idem.send("QUEUE.RESERVE", "gq", "COUNT", "4", "LEASE", "300ms");
             }
+            // Results kept as rows (completions under guessed tokens store nothing), and a
+            // sliding-window limiter decided at each record's time.
+            if (i == 0) {
+              idem.send("QUEUE.CONFIG", "q", "RESULTS", "1h");
+            }
+            if (i % 9 == 0) {
+              idem.send("QUEUE.COMPLETE", "q", Integer.toString(i / 4 + 1), "1", "RESULT", "r" + i);
+            }
+            idem.send("COUNTER.ALLOW", "allow", "*", "u" + i % 3, "40", "1m");
             // Begins that lapse and are taken over at later records' times; guessed tokens that
             // complete nothing; a WAIT that every node refuses alike.
             idem.send("IDEMKEY.BEGIN", "ik", "k-" + (i % 30), "FINGERPRINT", "f" + (i % 2));
@@ -179,6 +188,26 @@ class ReplicaDigestTest {
           long token = (Long) ((java.util.List<?>) begun).get(1);
           assertThat(a.call("IDEMKEY.COMPLETE", "ik", "done-" + i, Long.toString(token), "r" + i))
               .isEqualTo(1L);
+        }
+        // Completed with results through a node: the results are rows on every node.
+        for (int i = 0; i < 10; i++) {
+          a.call("QUEUE.ADD", "results", "job", "ID", "j" + i);
+        }
+        a.call("QUEUE.CONFIG", "results", "RESULTS", "1h");
+        for (Object job :
+            (java.util.List<?>) a.call("QUEUE.RESERVE", "results", "COUNT", "10", "LEASE", "1h")) {
+          java.util.List<?> f = (java.util.List<?>) job;
+          String id = RespClient.text(f.get(0));
+          assertThat(
+                  RespClient.text(
+                      a.call(
+                          "QUEUE.COMPLETE",
+                          "results",
+                          id,
+                          Long.toString((Long) f.get(2)),
+                          "RESULT",
+                          "r-" + id)))
+              .isEqualTo("done");
         }
         String onA = digestAtTheEnd(a);
         String onB = digestAtTheEnd(b);

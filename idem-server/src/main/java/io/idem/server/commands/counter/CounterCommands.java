@@ -32,6 +32,11 @@ public final class CounterCommands {
             .key()
             .build(),
         command("counter.query", -6, new CounterQueryCommand()).flags(READONLY).key().build(),
+        command("counter.allow", -6, new CounterAllowCommand())
+            .atMost(8)
+            .flags(WRITE, DENYOOM)
+            .key()
+            .build(),
         command("counter.info", 2, new CounterInfoCommand()).flags(READONLY, FAST).key().build());
   }
 }

@@ -362,6 +362,15 @@ public final class JobQueue {
   /** Definitions made so far: each schedule's version, which a FIRE must name. */
   private long scheduleSeq;
 
+  /** How long a finished job's result stays readable (0: results are not kept). */
+  private long resultMillis;
+
+  /** Results are rows by the slice of time they were stored in: its width, fixed at first use. */
+  private long resultSliceMillis;
+
+  /** The lowest slice whose rows may still be live: those below are deleted. */
+  private long resultsFloor;
+
   /** Leased jobs, by lease end then order added. */
   private final JobHeap leased = new JobHeap(JobHeap.Order.LEASE_END);
 
@@ -1240,6 +1249,90 @@ public final class JobQueue {
 
   long leasedCount() {
     return leasedCount;
+  }
+
+  // ---- results
+
+  /**
+   * Keeps results for {@code millis} from {@code now} (0: no more), the slice width fixed at the
+   * first use; the slices before now hold nothing, so the floor starts at now's.
+   */
+  void configureResults(long now, long millis) {
+    resultMillis = millis;
+    if (millis > 0 && resultSliceMillis == 0) {
+      resultSliceMillis = Math.max(1000, millis / 16);
+      resultsFloor = Math.max(0, Math.floorDiv(now, resultSliceMillis));
+    }
+  }
+
+  long resultMillis() {
+    return resultMillis;
+  }
+
+  long resultSliceMillis() {
+    return resultSliceMillis;
+  }
+
+  long resultsFloor() {
+    return resultsFloor;
+  }
+
+  void restoreResults(long millis, long slice, long floor) {
+    resultMillis = millis;
+    resultSliceMillis = slice;
+    resultsFloor = floor;
+  }
+
+  /** The row key of a result stored at {@code now}: 'R', the slice, the id. */
+  byte[] resultKeyAt(long now, byte[] id) {
+    return resultRowKey(Math.floorDiv(now, resultSliceMillis), id);
+  }
+
+  static byte[] resultRowKey(long slice, byte[] id) {
+    return java.nio.ByteBuffer.allocate(9 + id.length)
+        .put((byte) 'R')
+        .putLong(slice)
+        .put(id)
+        .array();
+  }
+
+  /** The lowest slice whose rows are younger than the retention at {@code now}. */
+  long liveResultSlice(long now) {
+    long first = Math.floorDiv(now - resultMillis, resultSliceMillis);
+    return Math.max(first, resultsFloor);
+  }
+
+  /** Where a result for {@code id} may be at {@code now}, newest slice first (none when off). */
+  List<byte[]> resultKeys(long now, byte[] id) {
+    if (resultSliceMillis == 0) {
+      return List.of();
+    }
+    List<byte[]> keys = new ArrayList<>();
+    for (long s = Math.floorDiv(now, resultSliceMillis); s >= liveResultSlice(now); s--) {
+      keys.add(resultRowKey(s, id));
+    }
+    return keys;
+  }
+
+  /** The floor the results should have at {@code now}, or -1 if no slice left the retention. */
+  long resultsDropDue(long now) {
+    if (resultSliceMillis == 0) {
+      return -1;
+    }
+    long floor = liveResultSlice(now);
+    return floor > resultsFloor ? floor : -1;
+  }
+
+  /** When the next slice leaves the retention, or Long.MAX_VALUE. */
+  long nextResultsDrop() {
+    return resultSliceMillis == 0
+        ? Long.MAX_VALUE
+        : (resultsFloor + 1) * resultSliceMillis + resultMillis;
+  }
+
+  /** The rows below {@code floor} are deleted (by the op that carries the range delete). */
+  void dropResults(long floor) {
+    resultsFloor = Math.max(resultsFloor, floor);
   }
 
   // ---- schedules

@@ -52,7 +52,16 @@ import org.jspecify.annotations.Nullable;
  * 20  UNSCHEDULE u64 now | name
  * 21  FIRE     u64 now | name | u64 version | u64 expected due | u64 next due | u32 n | n x u64
  *              run time: the runs' jobs and the next due time, as the firing node computed them
+ * 22  COMPLETE u64 now | id | u64 token | result (absent: none): ACK's change; its result row is
+ *              the op's row change when results are kept
+ * 23  RESULTS  u64 now | u64 retention ms (0: off)
+ * 24  RESULTS_DROP u64 now | u64 floor: the slices below are deleted (the op's range delete)
  * </pre>
+ *
+ * <p>Results are rows: key 'R' | u64 slice (the time stored over the slice width) | id, value u8 1
+ * | u8 state (1 done) | u64 completed ms | u32 attempts | result (u32 length + bytes, absent:
+ * none). ACK writes one too, without a result, when results are kept. The rows are in the store
+ * already when a log is replayed: ops only carry them to it.
  *
  * <p>A schedule's definition: u8 1 | name | u8 kind (1 every, 2 cron) | u64 every ms | u8 align |
  * cron text | zone id (both absent for every) | payload | i32 priority | u32 attempts | backoff |
@@ -78,9 +87,10 @@ import org.jspecify.annotations.Nullable;
  * by seq: name | u64 seq | u32 weight | u8 paused | rate | i32 concurrency | i64 TAT ns | u64 pass.
  * Tag 5, jobs in a group: u32 jobs | each, by seq: u64 job seq | u64 group seq. Tag 6, schedules:
  * u64 definitions made | u32 schedules | each, by name: definition (u32 length + bytes) | u64
- * version | u64 next due | u64 runs | u64 last run. The writer writes version 2 when there is no
- * section, so a queue that uses none of these keeps its bytes (and an older Idem reads it); a
- * reader refuses a tag it does not know.
+ * version | u64 next due | u64 runs | u64 last run. Tag 7, results: u64 retention ms | u64 slice
+ * width ms | u64 floor. The writer writes version 2 when there is no section, so a queue that uses
+ * none of these keeps its bytes (and an older Idem reads it); a reader refuses a tag it does not
+ * know.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -108,6 +118,9 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_SCHEDULE = 19;
   static final byte OP_UNSCHEDULE = 20;
   static final byte OP_FIRE = 21;
+  static final byte OP_COMPLETE = 22;
+  static final byte OP_RESULTS = 23;
+  static final byte OP_RESULTS_DROP = 24;
   static final byte[] RECIPE = {1};
   private static final int SNAPSHOT_VERSION = 2;
   private static final int SECTIONS_VERSION = 3;
@@ -117,6 +130,10 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   private static final int SECTION_GROUPS = 4;
   private static final int SECTION_JOB_GROUPS = 5;
   private static final int SECTION_SCHEDULES = 6;
+  private static final int SECTION_RESULTS = 7;
+
+  /** The most a stored result holds (as IDEMKEY's). */
+  static final int MAX_RESULT_BYTES = 512 * 1024;
 
   /** The most a progress value holds: it is the holder's note, not a result. */
   static final int MAX_PROGRESS_BYTES = 4096;
@@ -152,6 +169,38 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     return true;
   }
 
+  /** Stored results are rows (empty for a queue that keeps none). */
+  @Override
+  public boolean hasRows() {
+    return true;
+  }
+
+  /** The snapshot, then the result rows in key order: the same on every node. */
+  @Override
+  public void writeDigest(
+      JobQueue q, long valueId, io.idem.server.engine.Rows rows, OutputStream os)
+      throws IOException {
+    write(q, os);
+    rows.writeAll(valueId, new DataOutputStream(os));
+  }
+
+  /** WINDOWDUE (and the background alone): deletes the result slices past the retention. */
+  @Override
+  public boolean moveWindow(io.idem.server.engine.KeyTx tx, JobQueue q, long now) {
+    long floor = q.resultsDropDue(now);
+    if (floor < 0) {
+      return false;
+    }
+    q.dropResults(floor);
+    tx.log(
+        OP_RESULTS_DROP,
+        new Op().u64(now).u64(floor).done(),
+        List.of(
+            new io.idem.core.store.RowChange.DeleteRange(
+                JobQueue.resultRowKey(0, new byte[0]), JobQueue.resultRowKey(floor, new byte[0]))));
+    return true;
+  }
+
   /**
    * Fires the schedules that are due: alone, under the key's lock, logged as FIRE; on a node with a
    * log, asks it for a QUEUE.FIRE record carrying the times this node computed, so every node adds
@@ -162,6 +211,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     JobQueue q = (JobQueue) entry.value();
     boolean byLog = engine.expiresByLog();
     List<byte[][]> asks = new ArrayList<>();
+    boolean[] dropByLog = {false};
     Long next =
         engine.writeEntry(
             entry,
@@ -192,7 +242,14 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
               if (added) {
                 engine.waits().wake(entry.key().bytes(), null);
               }
-              return earliest;
+              if (q.resultsDropDue(now) >= 0) {
+                if (byLog) {
+                  dropByLog[0] = true;
+                } else {
+                  moveWindow(tx, q, now);
+                }
+              }
+              return Math.min(earliest, q.nextResultsDrop());
             });
     if (next == null) {
       return NEVER;
@@ -200,7 +257,10 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     for (byte[][] words : asks) {
       engine.askByLog(entry, words);
     }
-    return asks.isEmpty() ? next : NEXT_ROUND;
+    if (dropByLog[0]) {
+      engine.windowByLog(entry);
+    }
+    return asks.isEmpty() && !dropByLog[0] ? next : NEXT_ROUND;
   }
 
   /** FIRE's payload. */
@@ -347,6 +407,28 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           q.configure(rate, concurrency, groupRate, concurrency(b.getInt(), false));
         }
         case OP_RESERVE -> q.reserve(b.getLong(), b.getInt(), b.getLong());
+        case OP_COMPLETE -> {
+          long now = b.getLong();
+          byte[] id = bytes(b, payload.length);
+          long token = b.getLong();
+          byte[] result = bytes(b, payload.length);
+          if (result != null && result.length > MAX_RESULT_BYTES) {
+            throw new IOException("a result of " + result.length + " bytes");
+          }
+          q.ack(now, id, token);
+        }
+        case OP_RESULTS -> {
+          long now = b.getLong();
+          long millis = b.getLong();
+          if (millis < 0 || millis > io.idem.server.dispatch.Parse.MAX_DURATION_MILLIS) {
+            throw new IOException("a result retention of " + millis + " ms");
+          }
+          q.configureResults(now, millis);
+        }
+        case OP_RESULTS_DROP -> {
+          b.getLong();
+          q.dropResults(b.getLong());
+        }
         case OP_ACK, OP_ACK_ATTEMPT -> {
           long now = b.getLong();
           byte[] id = bytes(b, payload.length);
@@ -736,6 +818,16 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                 }
               }));
     }
+    if (q.resultSliceMillis() != 0) {
+      out.add(
+          section(
+              SECTION_RESULTS,
+              d -> {
+                d.writeLong(q.resultMillis());
+                d.writeLong(q.resultSliceMillis());
+                d.writeLong(q.resultsFloor());
+              }));
+    }
     return out;
   }
 
@@ -955,6 +1047,15 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
             sc.lastRun = d.readLong();
             q.restoreSchedule(sc);
           }
+        }
+        case SECTION_RESULTS -> {
+          long millis = d.readLong();
+          long slice = d.readLong();
+          long floor = d.readLong();
+          if (millis < 0 || slice < 1000 || floor < 0) {
+            throw new IOException("a queue snapshot's results out of range");
+          }
+          q.restoreResults(millis, slice, floor);
         }
         default -> throw new IOException("a queue snapshot section " + tag + " is not known");
       }

@@ -89,7 +89,8 @@ public final class QueueCommands {
                 doc(
                     "key [RATE count period [BURST n] | RATE OFF] [CONCURRENCY n | CONCURRENCY"
                         + " OFF] [GROUP-RATE count period [BURST n] | GROUP-RATE OFF]"
-                        + " [GROUP-CONCURRENCY n | GROUP-CONCURRENCY OFF]",
+                        + " [GROUP-CONCURRENCY n | GROUP-CONCURRENCY OFF] [RESULTS duration |"
+                        + " RESULTS OFF]",
                     QueueLimits::config))
             .flags(WRITE)
             .key()
@@ -146,6 +147,15 @@ public final class QueueCommands {
                 -6,
                 doc("key name version expected-due next-due [run-time ...]", QueueSchedules::fire))
             .flags(WRITE)
+            .key()
+            .build(),
+        command("queue.complete", -4, doc("key id token [RESULT value]", QueueResults::complete))
+            .atMost(6)
+            .flags(WRITE, FAST)
+            .key()
+            .build(),
+        command("queue.result", 3, doc("key id", QueueResults::result))
+            .flags(READONLY, FAST)
             .key()
             .build(),
         command("queue.info", 2, doc("key", QueueHandlers::info))

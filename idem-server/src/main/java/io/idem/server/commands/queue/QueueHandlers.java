@@ -467,9 +467,16 @@ final class QueueHandlers {
               long now = call.engine().now();
               int done = 0;
               for (int i = 0; i < n; i++) {
+                Job j = q.job(ids[i]);
+                int attempts = j == null ? 0 : j.attempts;
                 JobQueue.Held held = q.ack(now, ids[i], tokens[i]);
                 if (held != JobQueue.Held.NOT_LEASED) {
-                  tx.log(QueueCodec.OP_ACK, new Op().u64(now).bytes(ids[i]).u64(tokens[i]).done());
+                  tx.log(
+                      QueueCodec.OP_ACK,
+                      new Op().u64(now).bytes(ids[i]).u64(tokens[i]).done(),
+                      held == JobQueue.Held.DONE
+                          ? QueueResults.row(q, now, ids[i], attempts, null)
+                          : List.of());
                 }
                 if (held == JobQueue.Held.DONE) {
                   done++;

@@ -84,15 +84,26 @@ final class QueueLimits {
   /**
    * QUEUE.CONFIG key [RATE count period [BURST n] | RATE OFF] [CONCURRENCY n | CONCURRENCY OFF]
    * [GROUP-RATE count period [BURST n] | GROUP-RATE OFF] [GROUP-CONCURRENCY n | GROUP-CONCURRENCY
-   * OFF]: sets the queue's limits (those not named stay) and answers them all; with no option,
-   * answers them.
+   * OFF] [RESULTS duration | RESULTS OFF]: sets the queue's limits and how long results are kept
+   * (those not named stay) and answers them all; with no option, answers them.
    */
   static Reply config(Call call) {
     Rate[] rates = {null, null};
     Integer[] concurrencies = {null, null};
+    Long[] results = {null};
     int[] end = {0};
     for (int i = 2; i < call.argc(); i++) {
-      if (call.is(i, "RATE") || call.is(i, "GROUP-RATE")) {
+      if (call.is(i, "RESULTS") && i + 1 < call.argc()) {
+        if (call.is(++i, "OFF")) {
+          results[0] = 0L;
+        } else {
+          Long ms = Parse.durationMillisOrNull(call.arg(i));
+          if (ms == null || ms < 1000) {
+            throw CommandException.err("RESULTS is a duration of a second or more, or OFF");
+          }
+          results[0] = ms;
+        }
+      } else if (call.is(i, "RATE") || call.is(i, "GROUP-RATE")) {
         rates[call.is(i, "RATE") ? 0 : 1] = rate(call, i, false, end);
         i = end[0];
       } else if ((call.is(i, "CONCURRENCY") || call.is(i, "GROUP-CONCURRENCY"))
@@ -114,7 +125,19 @@ final class QueueLimits {
               if (q == null) {
                 throw new CommandException(QueueHandlers.NOT_FOUND);
               }
-              if (changes) {
+              if (results[0] != null && results[0] != q.resultMillis()) {
+                q.configureResults(call.engine().now(), results[0]);
+                tx.log(
+                    QueueCodec.OP_RESULTS,
+                    new Op().u64(call.engine().now()).u64(results[0]).done());
+                tx.visitBy(call.engine().now()); // its slices leave in the background
+              }
+              boolean limits =
+                  rates[0] != null
+                      || rates[1] != null
+                      || concurrencies[0] != null
+                      || concurrencies[1] != null;
+              if (limits) {
                 Gcra.Quota rate = rates[0] != null ? rates[0].quota() : q.rate();
                 Gcra.Quota groupRate = rates[1] != null ? rates[1].quota() : q.groupRate();
                 int conc = concurrencies[0] != null ? concurrencies[0] : q.concurrency();
@@ -136,7 +159,8 @@ final class QueueLimits {
                       Reply.bulk("rate"), rate(q.rate()),
                       Reply.bulk("concurrency"), Reply.integer(q.concurrency()),
                       Reply.bulk("group-rate"), rate(q.groupRate()),
-                      Reply.bulk("group-concurrency"), Reply.integer(q.groupConcurrency())));
+                      Reply.bulk("group-concurrency"), Reply.integer(q.groupConcurrency()),
+                      Reply.bulk("results"), Reply.integer(q.resultMillis())));
             });
   }
 

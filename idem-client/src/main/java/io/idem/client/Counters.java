@@ -20,6 +20,13 @@ public final class Counters {
 
   private static final Keyword INCRBY = Keyword.of("COUNTER.INCRBY");
   private static final Keyword QUERY = Keyword.of("COUNTER.QUERY");
+  private static final Keyword ALLOW = Keyword.of("COUNTER.ALLOW");
+
+  /**
+   * What {@link #allow} answered: whether the request was let through and counted, how many more
+   * fit now, and when the window next lets more through ({@code null}: the cost never fits).
+   */
+  public record Allowance(boolean allowed, long remaining, @Nullable Duration reset) {}
 
   private final IdemClient client;
   private final byte[] key;
@@ -59,5 +66,36 @@ public final class Counters {
     args.add("NAMES");
     names.forEach(args::add);
     return client.array(QUERY, args).thenApply(r -> Sketches.perName(r, names));
+  }
+
+  /**
+   * A sliding-window limit: lets {@code name} through, counting {@code cost}, if its count in the
+   * last {@code window} stays within {@code limit} (COUNTER.ALLOW).
+   */
+  public Allowance allow(String name, long limit, Duration window, long cost) {
+    return Queue.join(allowAsync(name, limit, window, cost));
+  }
+
+  public CompletionStage<Allowance> allowAsync(
+      String name, long limit, Duration window, long cost) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args()
+            .addKey(key)
+            .add("*")
+            .add(name)
+            .add(limit)
+            .add(Queue.millis(window) + "ms")
+            .add("COST")
+            .add(cost);
+    return client
+        .array(ALLOW, args)
+        .thenApply(
+            r -> {
+              long reset = (Long) r.get(2);
+              return new Allowance(
+                  (Long) r.get(0) == 1,
+                  (Long) r.get(1),
+                  reset < 0 ? null : Duration.ofMillis(reset));
+            });
   }
 }

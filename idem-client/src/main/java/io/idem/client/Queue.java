@@ -45,6 +45,10 @@ public final class Queue {
   private static final Keyword SCHEDULES = Keyword.of("QUEUE.SCHEDULES");
   private static final Keyword COMPLETE = Keyword.of("QUEUE.COMPLETE");
   private static final Keyword RESULT = Keyword.of("QUEUE.RESULT");
+  private static final Keyword EVENTS = Keyword.of("QUEUE.EVENTS");
+
+  /** One thing that happened to a job (QUEUE.EVENTS): its id counts up. */
+  public record Event(long id, Instant time, String type, String jobId, byte[] detail) {}
 
   private final IdemClient client;
   private final String key;
@@ -560,6 +564,48 @@ public final class Queue {
             Instant.ofEpochMilli((Long) f.get("completed")),
             ((Long) f.get("attempts")).intValue(),
             (byte[]) f.get("result")));
+  }
+
+  // ---- events
+
+  /**
+   * The events after {@code afterId} (0: every one kept), at most {@code count}; with {@code
+   * block}, waits that long for one. Blocks this client's shared connection meanwhile.
+   */
+  public List<Event> events(long afterId, int count, @Nullable Duration block) {
+    CommandArgs<byte[], byte[]> args =
+        IdemClient.args().addKey(keyBytes).add("FROM").add(afterId).add("COUNT").add(count);
+    if (block != null) {
+      args.add("BLOCK").add(millis(block) + "ms");
+    }
+    List<Object> r = join(client.array(EVENTS, args));
+    List<Event> out = new ArrayList<>();
+    if (r == null) {
+      return out;
+    }
+    for (Object o : r) {
+      if (o instanceof List<?> f && f.size() == 5) {
+        out.add(
+            new Event(
+                (Long) f.get(0),
+                Instant.ofEpochMilli((Long) f.get(1)),
+                text(f.get(2)),
+                text(f.get(3)),
+                (byte[]) f.get(4)));
+      }
+    }
+    return out;
+  }
+
+  /** Keeps the last {@code capacity} events for {@link #events} (0: none). */
+  public void keepEvents(int capacity) {
+    join(
+        client.array(
+            CONFIG,
+            IdemClient.args()
+                .addKey(keyBytes)
+                .add("EVENTS")
+                .add(capacity == 0 ? "OFF" : Integer.toString(capacity))));
   }
 
   // ---- control

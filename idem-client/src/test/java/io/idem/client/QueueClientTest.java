@@ -411,6 +411,13 @@ class QueueClientTest extends WithServer {
     assertThat(s(r.value())).isEqualTo("{\"ok\":1}");
     assertThat(r.attempts()).isEqualTo(1);
     assertThat(q.result("r2")).isEmpty();
+    q.keepEvents(100);
+    q.add(b("e"), AddOptions.defaults().id("e1"));
+    List<Queue.Event> events = q.events(0, 10, Duration.ofSeconds(1));
+    assertThat(events)
+        .extracting(Queue.Event::type, Queue.Event::jobId)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("added", "e1"));
+    assertThat(q.events(events.get(0).id(), 10, null)).isEmpty();
     assertThat(q.limits()).isEqualTo(Queue.Limits.none());
   }
 }

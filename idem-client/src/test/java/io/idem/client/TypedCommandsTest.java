@@ -116,6 +116,17 @@ class TypedCommandsTest extends WithServer {
             null, List.of(Duration.ofHours(1), Duration.ofHours(3)), List.of("ip:1.2.3.4", "x"));
     assertThat(counts.get("ip:1.2.3.4")).containsExactly(3, 13);
     assertThat(counts.get("x")).containsExactly(0, 0);
+    // A limit of 15 an hour over the same counts: 3 counted in the last hour leave room for 12.
+    Counters.Allowance a = fraud.allow("ip:1.2.3.4", 15, Duration.ofHours(1), 12);
+    assertThat(a.allowed()).isTrue();
+    assertThat(a.remaining()).isZero();
+    assertThat(fraud.allow("ip:1.2.3.4", 15, Duration.ofHours(1), 1).allowed()).isFalse();
+    assertThat(fraud.allow("ip:1.2.3.4", 15, Duration.ofHours(1), 16).reset()).isNull();
+    assertThat(
+            fraud
+                .query(null, List.of(Duration.ofHours(1)), List.of("ip:1.2.3.4"))
+                .get("ip:1.2.3.4"))
+        .containsExactly(15);
   }
 
   @Test

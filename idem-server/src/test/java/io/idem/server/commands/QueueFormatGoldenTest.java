@@ -160,15 +160,16 @@ class QueueFormatGoldenTest {
   }
 
   /**
-   * Groups, limits, schedules and results: ops 16 to 24, and the version 3 snapshot's sections 3 to
-   * 7. The background round fires the schedule and drops the old results, as a server alone does.
+   * Groups, limits, schedules, results and events: ops 16 to 25, and the version 3 snapshot's
+   * sections 3 to 8. The background round fires the schedule and drops the old results, as a server
+   * alone does.
    */
   @Test
   void theGroupScheduleAndResultOps_andTheirSnapshot_areTheGoldenBytes() throws IOException {
     Recording journal = new Recording(true);
     h.engine.attach(journal);
     h.call("QUEUE.CONFIG", "q", "RATE", "100", "1s", "BURST", "5", "GROUP-CONCURRENCY", "2");
-    h.call("QUEUE.CONFIG", "q", "RESULTS", "16s");
+    h.call("QUEUE.CONFIG", "q", "RESULTS", "16s", "EVENTS", "8");
     h.call("QUEUE.GROUP", "q", "acme", "WEIGHT", "3", "RATE", "10", "1m");
     h.call("QUEUE.MADD", "q", "GROUP", "acme", "JOB", "a1", "ID", "a1", "JOB", "a2", "ID", "a2");
     h.call("QUEUE.ADD", "q", "b1", "ID", "b1", "GROUP", "beta");
@@ -188,7 +189,7 @@ class QueueFormatGoldenTest {
     assertThat(ops.stream().map(Op::op).filter(o -> o >= 16).distinct().sorted())
         .containsExactly(
             (byte) 16, (byte) 17, (byte) 18, (byte) 19, (byte) 20, (byte) 21, (byte) 22, (byte) 23,
-            (byte) 24);
+            (byte) 24, (byte) 25);
     checkGolden(ops, "features-ops-v1.bin", "features-snapshot-v3.bin", 3);
   }
 

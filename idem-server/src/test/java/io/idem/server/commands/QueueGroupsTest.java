@@ -204,7 +204,8 @@ class QueueGroupsTest {
     assertThat(Replies.show(h.call("QUEUE.CONFIG", "q")))
         .isEqualTo(
             "{\"rate\"=[(integer) 2, (integer) 1, (integer) 0], \"concurrency\"=(integer) 3,"
-                + " \"group-rate\"=(nil), \"group-concurrency\"=(integer) 0, \"results\"=(integer) 0}");
+                + " \"group-rate\"=(nil), \"group-concurrency\"=(integer) 0, \"results\"=(integer) 0,"
+                + " \"events\"=(integer) 0}");
     h.call("QUEUE.CONFIG", "q", "RATE", "OFF", "CONCURRENCY", "OFF");
     assertThat(reserve("QUEUE.RESERVE", "q", "COUNT", "100")).hasSize(16);
   }

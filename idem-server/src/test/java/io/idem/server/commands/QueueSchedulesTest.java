@@ -244,6 +244,7 @@ class QueueSchedulesTest {
     Recording journal = new Recording();
     h.engine.attach(journal);
     SplittableRandom rnd = new SplittableRandom(1046);
+    h.call("QUEUE.CONFIG", "q", "EVENTS", "40"); // the ring replays too
     byte[] snapshot = null;
     int snapshotOps = 0;
     for (int step = 0; step < 1500; step++) {

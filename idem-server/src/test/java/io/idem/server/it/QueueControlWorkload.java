@@ -16,7 +16,8 @@ import java.util.Set;
  * QUEUE.PROGRESS on held jobs, QUEUE.CANCEL of waiting and of leased jobs, QUEUE.PAUSE and RESUME.
  * After a restart: an acknowledged pause or resume holds; a job cancelled while waiting is gone; a
  * job cancelled while leased still tells its holder (its extend answers -1, then it is gone); every
- * acknowledged progress is the job's progress; no other acknowledged job is lost.
+ * acknowledged progress is the job's progress; no other acknowledged job is lost; the event ring
+ * (QUEUE.CONFIG EVENTS) comes back with its ids in a row.
  */
 final class QueueControlWorkload extends CrashWorkload {
 
@@ -46,7 +47,9 @@ final class QueueControlWorkload extends CrashWorkload {
   }
 
   @Override
-  void create(RespClient c) {}
+  void create(RespClient c) throws IOException {
+    list(c.call("QUEUE.CONFIG", KEY, "EVENTS", "500"), "CONFIG EVENTS");
+  }
 
   private interface Check {
     void reply(Object r);
@@ -172,6 +175,16 @@ final class QueueControlWorkload extends CrashWorkload {
     for (String id : gone) {
       assertThat(c.call("QUEUE.JOB", KEY, id)).as("cancelled job %s", id).isNull();
     }
+    // The event ring came back whole: ids one after another, each cancel of a gone job in it if
+    // the ring still reaches back that far.
+    List<?> events = list(c.call("QUEUE.EVENTS", KEY, "COUNT", "10000"), "QUEUE.EVENTS");
+    long last = -1;
+    for (Object e : events) {
+      long id = (Long) ((List<?>) e).get(0);
+      assertThat(last < 0 || id == last + 1).as("event %d after %d", id, last).isTrue();
+      last = id;
+    }
+    assertThat(events.size()).isLessThanOrEqualTo(500);
     for (String id : live) {
       List<?> job = list(c.call("QUEUE.JOB", KEY, id), "job " + id + " after restart");
       String state = RespClient.text(job.get(1));

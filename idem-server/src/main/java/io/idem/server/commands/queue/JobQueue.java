@@ -371,6 +371,79 @@ public final class JobQueue {
   /** The lowest slice whose rows may still be live: those below are deleted. */
   private long resultsFloor;
 
+  /** What happened to jobs, newest last, at most {@link #eventCapacity} (0: none kept). */
+  private final java.util.ArrayDeque<Event> events = new java.util.ArrayDeque<>();
+
+  private int eventCapacity;
+  private long nextEventId = 1;
+
+  /** What a job went through, as QUEUE.EVENTS lists it. */
+  enum EventType {
+    ADDED,
+    LEASED,
+    PROGRESS,
+    DONE,
+    FAILED,
+    DEAD,
+    CANCELLED,
+    RELEASED;
+
+    String text() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** One event: its id (counting up), time, type, job id, and detail (an error, a progress). */
+  record Event(long id, long time, EventType type, byte[] jobId, byte[] detail) {}
+
+  private void emit(long now, EventType type, byte[] jobId, byte[] detail) {
+    if (eventCapacity == 0) {
+      return;
+    }
+    events.addLast(new Event(nextEventId++, now, type, jobId, detail));
+    memory += 64 + jobId.length + detail.length;
+    while (events.size() > eventCapacity) {
+      Event e = events.pollFirst();
+      memory -= 64 + e.jobId().length + e.detail().length;
+    }
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static final byte[] NONE = new byte[0];
+
+  /** Keeps the last {@code capacity} events (0: none, and those kept go). */
+  void configureEvents(int capacity) {
+    eventCapacity = capacity;
+    while (events.size() > capacity) {
+      Event e = events.pollFirst();
+      memory -= 64 + e.jobId().length + e.detail().length;
+    }
+  }
+
+  int eventCapacity() {
+    return eventCapacity;
+  }
+
+  long nextEventId() {
+    return nextEventId;
+  }
+
+  java.util.Collection<Event> events() {
+    return events;
+  }
+
+  void restoreEvents(int capacity, long nextId, List<Event> kept) {
+    eventCapacity = capacity;
+    nextEventId = nextId;
+    for (Event e : kept) {
+      events.addLast(e);
+      memory += 64 + e.jobId().length + e.detail().length;
+    }
+  }
+
   /** Leased jobs, by lease end then order added. */
   private final JobHeap leased = new JobHeap(JobHeap.Order.LEASE_END);
 
@@ -466,6 +539,7 @@ public final class JobQueue {
     byId.add(j);
     delayed.add(j);
     memory += j.memory();
+    emit(now, EventType.ADDED, jobId, NONE);
     return new Added(true, jobId, State.WAITING);
   }
 
@@ -486,7 +560,7 @@ public final class JobQueue {
       // One group and no limits: the jobs in priority order, as a queue without groups.
       JobGroup g = defaultGroup;
       while (out.size() < count && !g.ready.isEmpty()) {
-        out.add(lease(g, leaseUntil));
+        out.add(lease(now, g, leaseUntil));
       }
       recheck(g);
       return out;
@@ -519,7 +593,7 @@ public final class JobQueue {
       if (groupRate != null) {
         g.tat = groupRate.newTatNanos();
       }
-      out.add(lease(g, leaseUntil));
+      out.add(lease(now, g, leaseUntil));
       eligible.remove(g);
       g.where = JobGroup.NOWHERE;
       if (!groups.isEmpty()) {
@@ -532,7 +606,7 @@ public final class JobQueue {
   }
 
   /** Leases the group's first due job under the next token. */
-  private Job lease(JobGroup g, long leaseUntil) {
+  private Job lease(long now, JobGroup g, long leaseUntil) {
     Job j = g.ready.poll();
     readyCount--;
     j.attempts++;
@@ -542,6 +616,9 @@ public final class JobQueue {
     leased.add(j);
     g.leased++;
     leasedCount++;
+    if (eventCapacity > 0) {
+      emit(now, EventType.LEASED, j.id(), utf8(Integer.toString(j.attempts)));
+    }
     return j;
   }
 
@@ -666,7 +743,15 @@ public final class JobQueue {
         forget(j); // cancelled while leased: it leaves rather than running again
         continue;
       }
-      addError(j, "lease expired at " + j.leaseUntil);
+      String expired = "lease expired at " + j.leaseUntil;
+      addError(j, expired);
+      if (eventCapacity > 0) {
+        emit(
+            now,
+            j.attempts >= j.maxAttempts() ? EventType.DEAD : EventType.FAILED,
+            j.id(),
+            utf8(expired));
+      }
       if (j.attempts >= j.maxAttempts()) {
         toDead(j);
       } else {
@@ -755,6 +840,7 @@ public final class JobQueue {
     if (j.uniqueMillis() > 0) {
       restoreDone(id, now + j.uniqueMillis());
     }
+    emit(now, EventType.DONE, id, NONE);
     return Held.DONE;
   }
 
@@ -781,8 +867,10 @@ public final class JobQueue {
     addError(j, error);
     if (j.attempts >= j.maxAttempts()) {
       toDead(j);
+      emit(now, EventType.DEAD, id, utf8(error));
       return Failed.DEAD;
     }
+    emit(now, EventType.FAILED, id, utf8(error));
     j.state(State.WAITING);
     j.due = retryDue;
     delayed.add(j);
@@ -816,11 +904,12 @@ public final class JobQueue {
     j.state(State.WAITING);
     j.due = due;
     delayed.add(j);
+    emit(due, EventType.RELEASED, id, NONE); // at the time it is due again: RELEASE logs no other
     return Held.DONE;
   }
 
   /** Keeps the progress its holder reports ({@code value}, or null to clear it). */
-  Held progress(byte[] id, long token, byte @Nullable [] value) {
+  Held progress(long now, byte[] id, long token, byte @Nullable [] value) {
     boolean[] cancelled = {false};
     Job j = heldAs(id, token, cancelled);
     if (j == null) {
@@ -829,6 +918,7 @@ public final class JobQueue {
     memory -= j.memory();
     j.progress(value);
     memory += j.memory();
+    emit(now, EventType.PROGRESS, id, value == null ? NONE : value);
     return Held.DONE;
   }
 
@@ -847,10 +937,13 @@ public final class JobQueue {
    * under its token, so that its holder's next extend, progress, ack, fail or release tells it and
    * takes it out, or its lease's end does.
    */
-  Cancelled cancel(byte[] id) {
+  Cancelled cancel(long now, byte[] id) {
     Job j = byId.get(id);
     if (j == null) {
       return Cancelled.NONE;
+    }
+    if (!j.cancelled()) {
+      emit(now, EventType.CANCELLED, id, NONE);
     }
     switch (j.state()) {
       case LEASED -> {

@@ -56,6 +56,7 @@ import org.jspecify.annotations.Nullable;
  *              the op's row change when results are kept
  * 23  RESULTS  u64 now | u64 retention ms (0: off)
  * 24  RESULTS_DROP u64 now | u64 floor: the slices below are deleted (the op's range delete)
+ * 25  EVENTS   u64 now | u32 capacity (0: none kept)
  * </pre>
  *
  * <p>Results are rows: key 'R' | u64 slice (the time stored over the slice width) | id, value u8 1
@@ -88,9 +89,10 @@ import org.jspecify.annotations.Nullable;
  * Tag 5, jobs in a group: u32 jobs | each, by seq: u64 job seq | u64 group seq. Tag 6, schedules:
  * u64 definitions made | u32 schedules | each, by name: definition (u32 length + bytes) | u64
  * version | u64 next due | u64 runs | u64 last run. Tag 7, results: u64 retention ms | u64 slice
- * width ms | u64 floor. The writer writes version 2 when there is no section, so a queue that uses
- * none of these keeps its bytes (and an older Idem reads it); a reader refuses a tag it does not
- * know.
+ * width ms | u64 floor. Tag 8, events: u32 capacity | u64 next event id | u32 events | each, oldest
+ * first: u64 id | u64 time | u8 type | job id | detail. The writer writes version 2 when there is
+ * no section, so a queue that uses none of these keeps its bytes (and an older Idem reads it); a
+ * reader refuses a tag it does not know.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -121,6 +123,11 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_COMPLETE = 22;
   static final byte OP_RESULTS = 23;
   static final byte OP_RESULTS_DROP = 24;
+  static final byte OP_EVENTS = 25;
+
+  /** The most events a queue keeps. */
+  static final int MAX_EVENTS = 100_000;
+
   static final byte[] RECIPE = {1};
   private static final int SNAPSHOT_VERSION = 2;
   private static final int SECTIONS_VERSION = 3;
@@ -131,6 +138,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   private static final int SECTION_JOB_GROUPS = 5;
   private static final int SECTION_SCHEDULES = 6;
   private static final int SECTION_RESULTS = 7;
+  private static final int SECTION_EVENTS = 8;
 
   /** The most a stored result holds (as IDEMKEY's). */
   static final int MAX_RESULT_BYTES = 512 * 1024;
@@ -425,6 +433,14 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           }
           q.configureResults(now, millis);
         }
+        case OP_EVENTS -> {
+          b.getLong();
+          int capacity = b.getInt();
+          if (capacity < 0 || capacity > MAX_EVENTS) {
+            throw new IOException("an event capacity of " + capacity);
+          }
+          q.configureEvents(capacity);
+        }
         case OP_RESULTS_DROP -> {
           b.getLong();
           q.dropResults(b.getLong());
@@ -465,14 +481,14 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           }
         }
         case OP_CANCEL -> {
-          b.getLong();
-          q.cancel(jobId(bytes(b, payload.length)));
+          long now = b.getLong();
+          q.cancel(now, jobId(bytes(b, payload.length)));
         }
         case OP_PROGRESS -> {
-          b.getLong();
+          long now = b.getLong();
           byte[] id = bytes(b, payload.length);
           long token = b.getLong();
-          q.progress(id, token, progressValue(bytes(b, payload.length)));
+          q.progress(now, id, token, progressValue(bytes(b, payload.length)));
         }
         default -> throw new IOException("unknown queue operation " + op);
       }
@@ -828,6 +844,23 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                 d.writeLong(q.resultsFloor());
               }));
     }
+    if (q.eventCapacity() != 0 || q.nextEventId() != 1) {
+      out.add(
+          section(
+              SECTION_EVENTS,
+              d -> {
+                d.writeInt(q.eventCapacity());
+                d.writeLong(q.nextEventId());
+                d.writeInt(q.events().size());
+                for (JobQueue.Event e : q.events()) {
+                  d.writeLong(e.id());
+                  d.writeLong(e.time());
+                  d.writeByte(e.type().ordinal());
+                  writeBytes(d, e.jobId());
+                  writeBytes(d, e.detail());
+                }
+              }));
+    }
     return out;
   }
 
@@ -1056,6 +1089,33 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
             throw new IOException("a queue snapshot's results out of range");
           }
           q.restoreResults(millis, slice, floor);
+        }
+        case SECTION_EVENTS -> {
+          int capacity = d.readInt();
+          long nextId = d.readLong();
+          int n = count(d, bodyBudget, 25);
+          if (capacity < 0 || capacity > MAX_EVENTS || n > capacity || nextId < 1) {
+            throw new IOException("a queue snapshot's events out of range");
+          }
+          List<JobQueue.Event> kept = new ArrayList<>(n);
+          long last = 0;
+          for (int e = 0; e < n; e++) {
+            long id = d.readLong();
+            long time = d.readLong();
+            int type = d.readUnsignedByte();
+            if (id <= last || id >= nextId || type >= JobQueue.EventType.values().length) {
+              throw new IOException("a queue snapshot's event out of order or of no known type");
+            }
+            last = id;
+            kept.add(
+                new JobQueue.Event(
+                    id,
+                    time,
+                    JobQueue.EventType.values()[type],
+                    readBytes(d, bodyBudget),
+                    readBytes(d, bodyBudget)));
+          }
+          q.restoreEvents(capacity, nextId, kept);
         }
         default -> throw new IOException("a queue snapshot section " + tag + " is not known");
       }

@@ -90,7 +90,7 @@ public final class QueueCommands {
                     "key [RATE count period [BURST n] | RATE OFF] [CONCURRENCY n | CONCURRENCY"
                         + " OFF] [GROUP-RATE count period [BURST n] | GROUP-RATE OFF]"
                         + " [GROUP-CONCURRENCY n | GROUP-CONCURRENCY OFF] [RESULTS duration |"
-                        + " RESULTS OFF]",
+                        + " RESULTS OFF] [EVENTS n | EVENTS OFF]",
                     QueueLimits::config))
             .flags(WRITE)
             .key()
@@ -156,6 +156,14 @@ public final class QueueCommands {
             .build(),
         command("queue.result", 3, doc("key id", QueueResults::result))
             .flags(READONLY, FAST)
+            .key()
+            .build(),
+        command(
+                "queue.events",
+                -2,
+                doc("key [FROM id | FROM $] [COUNT n] [BLOCK duration]", QueueEvents::events))
+            .atMost(8)
+            .flags(READONLY)
             .key()
             .build(),
         command("queue.info", 2, doc("key", QueueHandlers::info))

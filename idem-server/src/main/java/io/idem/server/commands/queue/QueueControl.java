@@ -100,9 +100,12 @@ final class QueueControl {
               long now = call.engine().now();
               List<Reply> out = new ArrayList<>(n);
               for (byte[] id : ids) {
-                JobQueue.Cancelled c = q.cancel(id);
+                JobQueue.Cancelled c = q.cancel(now, id);
                 if (c != JobQueue.Cancelled.NONE) {
                   tx.log(QueueCodec.OP_CANCEL, new Op().u64(now).bytes(id).done());
+                }
+                if (c != JobQueue.Cancelled.NONE && q.eventCapacity() > 0) {
+                  call.engine().waits().wake(call.arg(1), null);
                 }
                 out.add(
                     switch (c) {
@@ -132,15 +135,17 @@ final class QueueControl {
             call.arg(1),
             tx -> {
               JobQueue q = queue(tx.entry());
-              JobQueue.Held held = q.progress(id, token, value);
+              long now = call.engine().now();
+              JobQueue.Held held = q.progress(now, id, token, value);
               if (held == JobQueue.Held.NOT_LEASED) {
                 return Reply.ZERO;
               }
               tx.log(
                   QueueCodec.OP_PROGRESS,
-                  new Op().u64(call.engine().now()).bytes(id).u64(token).bytes(value).done());
-              if (held == JobQueue.Held.CANCELLED && q.limitsConcurrency()) {
-                call.engine().waits().wake(call.arg(1), null); // its slot is free
+                  new Op().u64(now).bytes(id).u64(token).bytes(value).done());
+              if (held == JobQueue.Held.CANCELLED && q.limitsConcurrency()
+                  || q.eventCapacity() > 0) {
+                call.engine().waits().wake(call.arg(1), null); // its slot is free, or an event
               }
               return Reply.integer(held == JobQueue.Held.DONE ? 1 : -1);
             });

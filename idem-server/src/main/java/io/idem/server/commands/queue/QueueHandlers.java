@@ -42,7 +42,7 @@ final class QueueHandlers {
     return q;
   }
 
-  private static long duration(Call call, int i) {
+  static long duration(Call call, int i) {
     Long ms = Parse.durationMillisOrNull(call.arg(i));
     if (ms == null) {
       throw CommandException.err(
@@ -401,6 +401,9 @@ final class QueueHandlers {
           List<Job> jobs = q.reserve(now, count, until);
           if (settled || !jobs.isEmpty()) {
             tx.log(QueueCodec.OP_RESERVE, new Op().u64(now).i32(count).u64(until).done());
+            if (q.eventCapacity() > 0) {
+              engine.waits().wake(key, null); // QUEUE.EVENTS readers: leased
+            }
           }
           List<Reply> out = new ArrayList<>(jobs.size());
           List<Lease> leases = new ArrayList<>(jobs.size());
@@ -482,8 +485,8 @@ final class QueueHandlers {
                   done++;
                 }
               }
-              if (q.limitsConcurrency()) {
-                call.engine().waits().wake(call.arg(1), null); // a slot is free
+              if (q.limitsConcurrency() || q.eventCapacity() > 0) {
+                call.engine().waits().wake(call.arg(1), null); // a slot is free, or an event
               }
               return Reply.integer(done);
             });

@@ -84,16 +84,29 @@ final class QueueLimits {
   /**
    * QUEUE.CONFIG key [RATE count period [BURST n] | RATE OFF] [CONCURRENCY n | CONCURRENCY OFF]
    * [GROUP-RATE count period [BURST n] | GROUP-RATE OFF] [GROUP-CONCURRENCY n | GROUP-CONCURRENCY
-   * OFF] [RESULTS duration | RESULTS OFF]: sets the queue's limits and how long results are kept
-   * (those not named stay) and answers them all; with no option, answers them.
+   * OFF] [RESULTS duration | RESULTS OFF] [EVENTS n | EVENTS OFF]: sets the queue's limits, how
+   * long results are kept and how many events are (those not named stay), and answers them all;
+   * with no option, answers them.
    */
   static Reply config(Call call) {
     Rate[] rates = {null, null};
     Integer[] concurrencies = {null, null};
     Long[] results = {null};
+    Integer[] events = {null};
     int[] end = {0};
     for (int i = 2; i < call.argc(); i++) {
-      if (call.is(i, "RESULTS") && i + 1 < call.argc()) {
+      if (call.is(i, "EVENTS") && i + 1 < call.argc()) {
+        if (call.is(++i, "OFF")) {
+          events[0] = 0;
+        } else {
+          Long n = Parse.longOrNull(call.arg(i));
+          if (n == null || n < 1 || n > QueueCodec.MAX_EVENTS) {
+            throw CommandException.err(
+                "EVENTS is how many to keep, from 1 to " + QueueCodec.MAX_EVENTS + ", or OFF");
+          }
+          events[0] = n.intValue();
+        }
+      } else if (call.is(i, "RESULTS") && i + 1 < call.argc()) {
         if (call.is(++i, "OFF")) {
           results[0] = 0L;
         } else {
@@ -126,11 +139,15 @@ final class QueueLimits {
                 throw new CommandException(QueueHandlers.NOT_FOUND);
               }
               if (results[0] != null && results[0] != q.resultMillis()) {
-                q.configureResults(call.engine().now(), results[0]);
+                long now = call.engine().now(); // once: the op carries what was applied
+                q.configureResults(now, results[0]);
+                tx.log(QueueCodec.OP_RESULTS, new Op().u64(now).u64(results[0]).done());
+                tx.visitBy(now); // its slices leave in the background
+              }
+              if (events[0] != null && events[0] != q.eventCapacity()) {
+                q.configureEvents(events[0]);
                 tx.log(
-                    QueueCodec.OP_RESULTS,
-                    new Op().u64(call.engine().now()).u64(results[0]).done());
-                tx.visitBy(call.engine().now()); // its slices leave in the background
+                    QueueCodec.OP_EVENTS, new Op().u64(call.engine().now()).i32(events[0]).done());
               }
               boolean limits =
                   rates[0] != null
@@ -160,7 +177,8 @@ final class QueueLimits {
                       Reply.bulk("concurrency"), Reply.integer(q.concurrency()),
                       Reply.bulk("group-rate"), rate(q.groupRate()),
                       Reply.bulk("group-concurrency"), Reply.integer(q.groupConcurrency()),
-                      Reply.bulk("results"), Reply.integer(q.resultMillis())));
+                      Reply.bulk("results"), Reply.integer(q.resultMillis()),
+                      Reply.bulk("events"), Reply.integer(q.eventCapacity())));
             });
   }
 

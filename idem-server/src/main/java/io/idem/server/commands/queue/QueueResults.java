@@ -71,7 +71,7 @@ final class QueueResults {
                   QueueCodec.OP_COMPLETE,
                   new Op().u64(now).bytes(id).u64(token).bytes(value).done(),
                   rows);
-              if (q.limitsConcurrency()) {
+              if (q.limitsConcurrency() || q.eventCapacity() > 0) {
                 call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.bulk(held == JobQueue.Held.DONE ? "done" : "cancelled");

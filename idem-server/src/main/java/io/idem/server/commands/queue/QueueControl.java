@@ -18,13 +18,7 @@ final class QueueControl {
 
   private QueueControl() {}
 
-  private static JobQueue queue(@Nullable Entry e) {
-    JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
-    if (q == null) {
-      throw new CommandException(QueueHandlers.NOT_FOUND);
-    }
-    return q;
-  }
+
 
   /**
    * QUEUE.PAUSE key [GROUP name]: the queue (or one group) leases nothing until resumed. 1, or 0 if
@@ -51,7 +45,7 @@ final class QueueControl {
         .write(
             call.arg(1),
             tx -> {
-              Reply r = pauseLogged(tx, queue(tx.entry()), call.engine().now(), false, group);
+              Reply r = pauseLogged(tx, QueueHandlers.queue(tx.entry()), call.engine().now(), false, group);
               call.engine().waits().wake(call.arg(1), null);
               return r;
             });
@@ -96,7 +90,7 @@ final class QueueControl {
         .write(
             call.arg(1),
             tx -> {
-              JobQueue q = queue(tx.entry());
+              JobQueue q = QueueHandlers.queue(tx.entry());
               long now = call.engine().now();
               List<Reply> out = new ArrayList<>(n);
               for (byte[] id : ids) {
@@ -134,7 +128,7 @@ final class QueueControl {
         .write(
             call.arg(1),
             tx -> {
-              JobQueue q = queue(tx.entry());
+              JobQueue q = QueueHandlers.queue(tx.entry());
               long now = call.engine().now();
               JobQueue.Held held = q.progress(now, id, token, value);
               if (held == JobQueue.Held.NOT_LEASED) {
@@ -166,7 +160,7 @@ final class QueueControl {
         .read(
             call.arg(1),
             e -> {
-              Job j = queue(e).job(id);
+              Job j = QueueHandlers.queue(e).job(id);
               long now = call.engine().now();
               String state = state(j, now);
               if (state == null) {

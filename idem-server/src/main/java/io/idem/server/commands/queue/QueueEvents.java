@@ -62,9 +62,9 @@ final class QueueEvents {
     io.idem.server.engine.Engine engine = call.engine();
     long seen = block < 0 ? 0 : engine.waits().seen(key, null);
     long cursor =
-        latest ? engine.read(key, e -> queue(e).nextEventId() - 1) : from == null ? -1 : from;
+        latest ? engine.read(key, e -> QueueHandlers.queue(e).nextEventId() - 1) : from == null ? -1 : from;
     int n = count;
-    Reply first = engine.read(key, e -> read(queue(e), cursor, n));
+    Reply first = engine.read(key, e -> read(QueueHandlers.queue(e), cursor, n));
     if (first != null || block < 0) {
       return first == null ? Reply.array(List.of()) : first;
     }
@@ -80,7 +80,7 @@ final class QueueEvents {
             block,
             () -> Reply.NULL_ARRAY,
             wanted -> {
-              Reply r = engine.read(key, e -> read(queue(e), after, n));
+              Reply r = engine.read(key, e -> read(QueueHandlers.queue(e), after, n));
               return r == null
                   ? new Waits.Outcome.Later(Long.MAX_VALUE)
                   : new Waits.Outcome.Answer(r);
@@ -122,11 +122,5 @@ final class QueueEvents {
     return out.isEmpty() ? null : Reply.array(out);
   }
 
-  private static JobQueue queue(@org.jspecify.annotations.Nullable Entry e) {
-    JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
-    if (q == null) {
-      throw new CommandException(QueueHandlers.NOT_FOUND);
-    }
-    return q;
-  }
+
 }

@@ -34,7 +34,8 @@ final class QueueHandlers {
 
   private QueueHandlers() {}
 
-  private static JobQueue queue(@Nullable Entry e) {
+  /** The entry's queue; "no such queue" for a free key (WRONGTYPE for another type). */
+  static JobQueue queue(@Nullable Entry e) {
     JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
     if (q == null) {
       throw new CommandException(NOT_FOUND);

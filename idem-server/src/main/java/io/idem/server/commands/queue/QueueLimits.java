@@ -275,10 +275,7 @@ final class QueueLimits {
         .read(
             call.arg(1),
             e -> {
-              JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
-              if (q == null) {
-                throw new CommandException(QueueHandlers.NOT_FOUND);
-              }
+              JobQueue q = QueueHandlers.queue(e);
               List<Reply> out = new ArrayList<>();
               for (JobGroup g : q.groups()) {
                 if (out.size() == n) {

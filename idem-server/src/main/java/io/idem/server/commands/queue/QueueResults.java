@@ -57,7 +57,7 @@ final class QueueResults {
         .write(
             call.arg(1),
             tx -> {
-              JobQueue q = queue(tx.entry());
+              JobQueue q = QueueHandlers.queue(tx.entry());
               long now = call.engine().now();
               Job j = q.job(id);
               int attempts = j == null ? 0 : j.attempts;
@@ -89,7 +89,7 @@ final class QueueResults {
         .read(
             call.arg(1),
             e -> {
-              JobQueue q = queue(e);
+              JobQueue q = QueueHandlers.queue(e);
               List<byte[]> keys = q.resultKeys(call.engine().now(), id);
               if (keys.isEmpty()) {
                 return Reply.NULL;
@@ -129,11 +129,5 @@ final class QueueResults {
             Reply.bulk("result"), result));
   }
 
-  private static JobQueue queue(@Nullable Entry e) {
-    JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
-    if (q == null) {
-      throw new CommandException(QueueHandlers.NOT_FOUND);
-    }
-    return q;
-  }
+
 }

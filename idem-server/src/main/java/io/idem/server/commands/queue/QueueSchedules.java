@@ -172,10 +172,7 @@ final class QueueSchedules {
         .write(
             call.arg(1),
             tx -> {
-              JobQueue q = Entry.valueOrNull(tx.entry(), QueueCodec.INSTANCE);
-              if (q == null) {
-                throw new CommandException(QueueHandlers.NOT_FOUND);
-              }
+              JobQueue q = QueueHandlers.queue(tx.entry());
               if (!q.unschedule(name)) {
                 return Reply.ZERO;
               }
@@ -191,10 +188,7 @@ final class QueueSchedules {
         .read(
             call.arg(1),
             e -> {
-              JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
-              if (q == null) {
-                throw new CommandException(QueueHandlers.NOT_FOUND);
-              }
+              JobQueue q = QueueHandlers.queue(e);
               List<Reply> out = new ArrayList<>();
               for (Schedule s : q.schedules()) {
                 out.add(describe(s));

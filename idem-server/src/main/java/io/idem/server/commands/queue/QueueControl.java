@@ -4,7 +4,6 @@ import io.idem.server.commands.queue.JobQueue.Job;
 import io.idem.server.commands.queue.QueueCodec.Op;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
-import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +16,6 @@ import org.jspecify.annotations.Nullable;
 final class QueueControl {
 
   private QueueControl() {}
-
-
 
   /**
    * QUEUE.PAUSE key [GROUP name]: the queue (or one group) leases nothing until resumed. 1, or 0 if
@@ -45,7 +42,9 @@ final class QueueControl {
         .write(
             call.arg(1),
             tx -> {
-              Reply r = pauseLogged(tx, QueueHandlers.queue(tx.entry()), call.engine().now(), false, group);
+              Reply r =
+                  pauseLogged(
+                      tx, QueueHandlers.queue(tx.entry()), call.engine().now(), false, group);
               call.engine().waits().wake(call.arg(1), null);
               return r;
             });

@@ -4,7 +4,6 @@ import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
 import io.idem.server.dispatch.Errors;
 import io.idem.server.dispatch.Parse;
-import io.idem.server.engine.Entry;
 import io.idem.server.engine.Waits;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
@@ -62,7 +61,9 @@ final class QueueEvents {
     io.idem.server.engine.Engine engine = call.engine();
     long seen = block < 0 ? 0 : engine.waits().seen(key, null);
     long cursor =
-        latest ? engine.read(key, e -> QueueHandlers.queue(e).nextEventId() - 1) : from == null ? -1 : from;
+        latest
+            ? engine.read(key, e -> QueueHandlers.queue(e).nextEventId() - 1)
+            : from == null ? -1 : from;
     int n = count;
     Reply first = engine.read(key, e -> read(QueueHandlers.queue(e), cursor, n));
     if (first != null || block < 0) {
@@ -121,6 +122,4 @@ final class QueueEvents {
     }
     return out.isEmpty() ? null : Reply.array(out);
   }
-
-
 }

@@ -471,7 +471,7 @@ final class QueueHandlers {
               long now = call.engine().now();
               int done = 0;
               for (int i = 0; i < n; i++) {
-                Job j = q.job(ids[i]);
+                Job j = q.resultMillis() > 0 ? q.job(ids[i]) : null; // only a result needs it
                 int attempts = j == null ? 0 : j.attempts;
                 JobQueue.Held held = q.ack(now, ids[i], tokens[i]);
                 if (held != JobQueue.Held.NOT_LEASED) {

@@ -5,7 +5,6 @@ import io.idem.server.commands.queue.JobQueue.Job;
 import io.idem.server.commands.queue.QueueCodec.Op;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
-import io.idem.server.engine.Entry;
 import io.idem.server.reply.Reply;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -128,6 +127,4 @@ final class QueueResults {
             Reply.bulk("attempts"), Reply.integer(attempts),
             Reply.bulk("result"), result));
   }
-
-
 }

@@ -51,11 +51,8 @@ public final class CounterAllowCommand implements Handler {
             tx -> {
               long now = call.engine().now();
               long time = Windows.time(call, 2, now);
-              WindowedCounters table = Counters.tableOrNull(tx.entry());
-              boolean create = table == null;
-              if (create) {
-                table = Counters.newTable(Windows.DEFAULT, now);
-              }
+              boolean create = tx.entry() == null;
+              WindowedCounters table = Counters.tableToWrite(tx, now);
               Windows.checkTime(table, time, now);
               int r = table.resolve(window, time, now);
               if (r < 0) {
@@ -94,19 +91,8 @@ public final class CounterAllowCommand implements Handler {
               boolean allowed = total <= limit - wanted;
               long reset;
               if (allowed) {
-                WindowedCounters.Increments inc =
-                    table.increments(Windows.rowSource(rows, id), now);
-                try {
-                  inc.add(name, time, wanted);
-                } catch (ArithmeticException e) {
-                  throw new CommandException(Counters.OVERFLOW);
-                } catch (IOException e) {
-                  throw new CommandException(Counters.CORRUPT);
-                }
-                if (create) {
-                  tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Windows.DEFAULT));
-                }
-                inc.writeTo(Windows.rowSink(tx));
+                Counters.count(
+                    tx, rows, table, now, time, new byte[][] {name}, new long[] {wanted});
                 // The oldest bucket that counts anything now (the current one, at least).
                 int oldest = 0;
                 for (int m = n - 1; m >= 1; m--) {

@@ -9,7 +9,6 @@ import io.idem.server.dispatch.Handler;
 import io.idem.server.dispatch.Parse;
 import io.idem.server.engine.Rows;
 import io.idem.server.reply.Reply;
-import java.io.IOException;
 
 /**
  * COUNTER.INCRBY key time name increment [name increment ...] — adds each increment (negative to
@@ -42,28 +41,10 @@ public final class CounterIncrByCommand implements Handler {
             tx -> {
               long now = call.engine().now();
               long time = Windows.time(call, 2, now);
-              WindowedCounters table = Counters.tableOrNull(tx.entry());
-              boolean create = table == null;
-              if (create) {
-                table = Counters.newTable(Windows.DEFAULT, now);
-              }
+              WindowedCounters table = Counters.tableToWrite(tx, now);
               Windows.checkTime(table, time, now);
               int keeping = table.keeping(time, now);
-              long id = create ? -1 : tx.entry().id();
-              WindowedCounters.Increments inc = table.increments(Windows.rowSource(rows, id), now);
-              try {
-                for (int i = 0; i < n; i++) {
-                  inc.add(names[i], time, increments[i]);
-                }
-              } catch (ArithmeticException e) {
-                throw new CommandException(Counters.OVERFLOW);
-              } catch (IOException e) {
-                throw new CommandException(Counters.CORRUPT);
-              }
-              if (create) {
-                tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Windows.DEFAULT));
-              }
-              inc.writeTo(Windows.rowSink(tx)); // readers see the rows from here on
+              Counters.count(tx, rows, table, now, time, names, increments);
               return Reply.integer(keeping);
             });
   }

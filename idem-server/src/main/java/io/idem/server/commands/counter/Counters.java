@@ -34,4 +34,41 @@ final class Counters {
   static @Nullable WindowedCounters tableOrNull(@Nullable Entry e) {
     return Entry.valueOrNull(e, CounterCodec.INSTANCE);
   }
+
+  /** The table at the key, or a new one with the default resolutions if the key is free. */
+  static WindowedCounters tableToWrite(io.idem.server.engine.KeyTx tx, long now) {
+    WindowedCounters table = tableOrNull(tx.entry());
+    return table != null ? table : newTable(Windows.DEFAULT, now);
+  }
+
+  /**
+   * Counts {@code deltas[i]} for {@code names[i]} at {@code time} in {@code table} ({@link
+   * #tableToWrite}'s), making it the key's value first if the key is free, and writes the rows: all
+   * or nothing, an overflow or a corrupt row is an error that changes nothing.
+   */
+  static void count(
+      io.idem.server.engine.KeyTx tx,
+      io.idem.server.engine.Rows rows,
+      WindowedCounters table,
+      long now,
+      long time,
+      byte[][] names,
+      long[] deltas) {
+    boolean create = tx.entry() == null;
+    WindowedCounters.Increments inc =
+        table.increments(Windows.rowSource(rows, create ? -1 : tx.entry().id()), now);
+    try {
+      for (int i = 0; i < names.length; i++) {
+        inc.add(names[i], time, deltas[i]);
+      }
+    } catch (ArithmeticException e) {
+      throw new io.idem.server.dispatch.CommandException(OVERFLOW);
+    } catch (java.io.IOException e) {
+      throw new io.idem.server.dispatch.CommandException(CORRUPT);
+    }
+    if (create) {
+      tx.create(CounterCodec.INSTANCE, table, CounterCodec.recipe(Windows.DEFAULT));
+    }
+    inc.writeTo(Windows.rowSink(tx)); // readers see the rows from here on
+  }
 }

@@ -94,6 +94,14 @@ class CuckooCodecTest {
       }
     }
 
+    /** How many rows a value keeps (a recording with rows). */
+    int rowCount(long valueId) {
+      return rows.subMap(
+              io.idem.server.engine.Rows.scopedKey(valueId, new byte[0]),
+              io.idem.server.engine.Rows.scopedKey(valueId + 1, new byte[0]))
+          .size();
+    }
+
     Logged of(Harness h, String key) {
       return values.get(h.engine.read(bytes(key), e -> e.id()));
     }

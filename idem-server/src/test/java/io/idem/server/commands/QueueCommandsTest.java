@@ -60,7 +60,8 @@ class QueueCommandsTest {
     assertThat(show("QUEUE.INFO", "q"))
         .isEqualTo(
             "{\"ready\"=(integer) 3, \"delayed\"=(integer) 1, \"leased\"=(integer) 0,"
-                + " \"dead\"=(integer) 0, \"paused\"=(integer) 0, \"groups\"=(integer) 0}");
+                + " \"dead\"=(integer) 0, \"paused\"=(integer) 0, \"groups\"=(integer) 0,"
+                + " \"waiting-children\"=(integer) 0}");
     assertThat(reserve("QUEUE.RESERVE", "q", "COUNT", "10", "LEASE", "30s"))
         .containsExactly("3 urgent 1", "2 low 1", "4 low-2 1");
     assertThat(reserve("QUEUE.RESERVE", "q")).isEmpty(); // leased, and "later" is not due

@@ -70,7 +70,8 @@ class QueueControlTest {
     assertThat(show("QUEUE.INFO", "q"))
         .isEqualTo(
             "{\"ready\"=(integer) 2, \"delayed\"=(integer) 0, \"leased\"=(integer) 0,"
-                + " \"dead\"=(integer) 0, \"paused\"=(integer) 1, \"groups\"=(integer) 0}");
+                + " \"dead\"=(integer) 0, \"paused\"=(integer) 1, \"groups\"=(integer) 0,"
+                + " \"waiting-children\"=(integer) 0}");
     // The holder's calls go on while paused: its lease ended, so its ack counts 0.
     assertThat(show("QUEUE.ACK", "q", "a", tokens.get("a"))).isEqualTo("(integer) 0");
     assertThat(show("QUEUE.RESUME", "q")).isEqualTo("(integer) 1");

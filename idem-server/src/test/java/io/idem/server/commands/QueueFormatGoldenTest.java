@@ -193,6 +193,54 @@ class QueueFormatGoldenTest {
     checkGolden(ops, "features-ops-v1.bin", "features-snapshot-v3.bin", 3);
   }
 
+  /** Flows: op 26, a job waiting for children (state 3), and the snapshot's section 9. */
+  @Test
+  void theFlowOp_andItsSnapshot_areTheGoldenBytes() throws IOException {
+    Recording journal = new Recording(true);
+    h.engine.attach(journal);
+    h.call(
+        "QUEUE.FLOW",
+        "q",
+        "root",
+        "ID",
+        "root",
+        "ONCHILDFAIL",
+        "HOLD",
+        "CHILD",
+        "a",
+        "ID",
+        "a",
+        "GROUP",
+        "g",
+        "ATTEMPTS",
+        "1",
+        "CHILD",
+        "b",
+        "ID",
+        "b",
+        "ONCHILDFAIL",
+        "IGNORE",
+        "CHILD",
+        "b1",
+        "ID",
+        "b1",
+        "PARENT",
+        "b",
+        "DELAY",
+        "1m",
+        "CHILD",
+        "c",
+        "PRIORITY",
+        "5");
+    List<String[]> leased = leases(h.call("QUEUE.RESERVE", "q", "COUNT", "10", "LEASE", "1h"));
+    h.call("QUEUE.FAIL", "q", leased.get(0)[0], leased.get(0)[1], "broken");
+    h.call("QUEUE.COMPLETE", "q", leased.get(1)[0], leased.get(1)[1], "RESULT", "r");
+    List<Op> ops = journal.of(h, "q").ops();
+    assertThat(ops.stream().map(Op::op).distinct().sorted())
+        .containsExactly((byte) 2, (byte) 10, (byte) 22, (byte) 26);
+    checkGolden(ops, "flow-ops-v1.bin", "flow-snapshot-v3.bin", 3);
+  }
+
   /**
    * The ops logged today are the golden ones, and the golden ops replay into the golden snapshot,
    * which reads and writes back to the same bytes.

@@ -92,7 +92,19 @@ class QueueServerTest {
       List<?> info = (List<?>) producer.call("QUEUE.INFO", "work"); // a flat map under RESP2
       assertThat(info.stream().map(QueueServerTest::text).toList())
           .containsExactly(
-              "ready", "0", "delayed", "0", "leased", "0", "dead", "0", "paused", "0", "groups",
+              "ready",
+              "0",
+              "delayed",
+              "0",
+              "leased",
+              "0",
+              "dead",
+              "0",
+              "paused",
+              "0",
+              "groups",
+              "0",
+              "waiting-children",
               "0");
     }
   }

@@ -38,7 +38,14 @@ public final class JobQueue {
   enum State {
     WAITING,
     LEASED,
-    DEAD
+    DEAD,
+    /** A flow's parent whose children are not all done: in no order, only in the index. */
+    WAITING_CHILDREN;
+
+    /** As replies name it: lower case, words joined by a hyphen. */
+    String text() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
   }
 
   /** How a failed job waits before its next attempt. */
@@ -276,9 +283,25 @@ public final class JobQueue {
       extra().cancelled = true;
     }
 
-    /** A replayed dead job starts again: no errors, no progress. */
+    /** A flow's child: its parent while both are in the queue, else null. */
+    @Nullable Job parent() {
+      return extra == null ? null : extra.parent;
+    }
+
+    /** A flow's parent: its children's count, else null. */
+    @Nullable Flow flow() {
+      return extra == null ? null : extra.flow;
+    }
+
+    /** A replayed dead job starts again: no errors, no progress (its flow links stay). */
     void clearExtra() {
-      extra = null;
+      if (extra != null && (extra.parent != null || extra.flow != null)) {
+        extra.errors = List.of();
+        extra.progress = null;
+        extra.cancelled = false;
+      } else {
+        extra = null;
+      }
     }
 
     /**
@@ -296,6 +319,9 @@ public final class JobQueue {
         if (extra.progress != null) {
           m += (16 + extra.progress.length + 7) & ~7L;
         }
+        if (extra.flow != null) {
+          m += extra.flow.memory;
+        }
       }
       return m;
     }
@@ -306,7 +332,67 @@ public final class JobQueue {
     List<String> errors = List.of();
     byte @Nullable [] progress;
     boolean cancelled;
+    @Nullable Job parent;
+    @Nullable Flow flow;
   }
+
+  /** What a flow's parent does when a child dies or is cancelled. */
+  enum OnChildFail {
+    /** The parent goes to the dead letters, with the child's error. */
+    FAIL,
+    /** The parent waits until the child is replayed and done (or the parent is cancelled). */
+    HOLD,
+    /** The child counts as done, with no result. */
+    IGNORE
+  }
+
+  /**
+   * A flow's parent's children: how many are still to finish, how many failed (dead or cancelled,
+   * under FAIL or HOLD), and their ids in the order added. The parent is due once both counts are
+   * 0.
+   */
+  static final class Flow {
+    final OnChildFail onChildFail;
+    int pending;
+    int failed;
+    final List<byte[]> children = new ArrayList<>();
+
+    /** Bytes it holds, about: itself, its list, the ids. */
+    long memory = 64;
+
+    Flow(OnChildFail onChildFail) {
+      this.onChildFail = onChildFail;
+    }
+
+    void addChild(byte[] id) {
+      children.add(id);
+      memory += 8 + ((16 + id.length + 7) & ~7L);
+    }
+  }
+
+  /**
+   * One job of a flow (QUEUE.FLOW): the first is the root; {@code parent} indexes an earlier one.
+   */
+  record FlowJob(
+      byte @Nullable [] id,
+      byte[] payload,
+      int priority,
+      long due,
+      int maxAttempts,
+      Backoff backoff,
+      long uniqueMillis,
+      byte @Nullable [] group,
+      int parent,
+      OnChildFail onChildFail) {}
+
+  /** At most this many children a parent, and jobs a flow. */
+  static final int MAX_FLOW_JOBS = 10_000;
+
+  /** Flow parents in the queue: while there are none, an ack looks at no links. */
+  private int flowParents;
+
+  /** Parents waiting for their children. */
+  private long waitingChildren;
 
   private static final State[] STATES = State.values();
 
@@ -544,6 +630,173 @@ public final class JobQueue {
   }
 
   /**
+   * The outcome of {@link #flow}: each job's id, or the first id that was taken (nothing added).
+   */
+  record FlowAdded(List<byte[]> ids, byte @Nullable [] taken) {}
+
+  /**
+   * Adds a flow: every job, or none if an id is taken (by a job here, a unique job's window, or an
+   * earlier job of the flow). A job with children waits for them ({@link State#WAITING_CHILDREN});
+   * the others are due as added.
+   */
+  FlowAdded flow(long now, List<FlowJob> jobs) {
+    dropDoneIds(now);
+    java.util.Set<Id> seen = new java.util.HashSet<>();
+    int[] children = new int[jobs.size()];
+    for (int i = 0; i < jobs.size(); i++) {
+      FlowJob f = jobs.get(i);
+      if (f.parent() >= i || f.parent() < (i == 0 ? -1 : 0)) {
+        throw new IllegalArgumentException("a flow job's parent must come before it");
+      }
+      if (f.parent() >= 0) {
+        children[f.parent()]++;
+      }
+      if (f.id() != null
+          && (byId.get(f.id()) != null
+              || doneUntil.containsKey(new Id(f.id()))
+              || !seen.add(new Id(f.id())))) {
+        return new FlowAdded(List.of(), f.id());
+      }
+    }
+    List<Job> added = new ArrayList<>(jobs.size());
+    List<byte[]> ids = new ArrayList<>(jobs.size());
+    for (int i = 0; i < jobs.size(); i++) {
+      FlowJob f = jobs.get(i);
+      byte[] id =
+          add(
+                  now,
+                  f.id(),
+                  f.payload(),
+                  f.priority(),
+                  f.due(),
+                  f.maxAttempts(),
+                  f.backoff(),
+                  f.uniqueMillis(),
+                  f.group())
+              .id();
+      Job j = byId.get(id);
+      memory -= j.memory();
+      if (children[i] > 0) {
+        delayed.remove(j);
+        j.state(State.WAITING_CHILDREN);
+        j.extra().flow = new Flow(f.onChildFail());
+        flowParents++;
+        waitingChildren++;
+      }
+      if (f.parent() >= 0) {
+        Job p = added.get(f.parent());
+        memory -= p.memory();
+        j.extra().parent = p;
+        p.flow().pending++;
+        p.flow().addChild(id);
+        memory += p.memory();
+      }
+      memory += j.memory();
+      added.add(j);
+      ids.add(id);
+    }
+    return new FlowAdded(ids, null);
+  }
+
+  /** Whether any job here is a flow's parent (a child's ack then writes its result for it). */
+  boolean hasFlows() {
+    return flowParents > 0;
+  }
+
+  long waitingChildren() {
+    return waitingChildren;
+  }
+
+  /** A child is done: its parent has one fewer to wait for. */
+  private void childDone(Job child, long now) {
+    Job p = child.parent();
+    if (p != null) {
+      p.flow().pending--;
+      releaseIfDone(p, now);
+    }
+  }
+
+  /** A child died or was cancelled: counted by its parent's policy (the FAIL of it, at once). */
+  private void childFailed(Job child, long now) {
+    Job p = child.parent();
+    if (p == null) {
+      return;
+    }
+    Flow f = p.flow();
+    f.pending--;
+    if (f.onChildFail == OnChildFail.IGNORE) {
+      releaseIfDone(p, now);
+      return;
+    }
+    f.failed++;
+    if (f.onChildFail == OnChildFail.FAIL && p.state() == State.WAITING_CHILDREN) {
+      waitingChildren--;
+      List<String> errors = child.errors();
+      String why = errors.isEmpty() ? "cancelled" : errors.get(errors.size() - 1);
+      String error =
+          "child "
+              + new String(child.id(), java.nio.charset.StandardCharsets.UTF_8)
+              + " failed: "
+              + why;
+      addError(p, error);
+      toDead(p, now);
+      emit(now, EventType.DEAD, p.id(), utf8(error));
+    }
+  }
+
+  /** A dead child replayed: its parent waits for it again. */
+  private void childRevived(Job child) {
+    Job p = child.parent();
+    if (p != null) {
+      p.flow().pending++;
+      if (p.flow().onChildFail != OnChildFail.IGNORE) {
+        p.flow().failed--;
+      }
+    }
+  }
+
+  private void releaseIfDone(Job p, long now) {
+    Flow f = p.flow();
+    if (f.pending == 0 && f.failed == 0 && p.state() == State.WAITING_CHILDREN) {
+      waitingChildren--;
+      p.state(State.WAITING);
+      p.due = now;
+      delayed.add(p);
+    }
+  }
+
+  /** Undoes a leaving job's links: from its parent, and its live children's to it. */
+  private void unlink(Job j) {
+    if (j.extra == null) {
+      return;
+    }
+    j.extra.parent = null;
+    Flow f = j.extra.flow;
+    if (f != null) {
+      flowParents--;
+      for (byte[] id : f.children) {
+        Job c = byId.get(id);
+        if (c != null && c.parent() == j) {
+          c.extra.parent = null;
+        }
+      }
+      memory -= f.memory;
+      j.extra.flow = null;
+    }
+  }
+
+  /** The seqs of the flow parents among the dead: their children's results go with a purge. */
+  List<Long> deadFlowSeqs() {
+    List<Long> out = new ArrayList<>();
+    for (Job j : dead.values()) {
+      if (j.flow() != null) {
+        out.add(j.seq);
+      }
+    }
+    return out;
+  }
+
+  /**
    * Leases up to {@code count} due jobs until {@code leaseUntil}, in order; first makes due the
    * delayed jobs whose time has come, and the jobs whose lease expired.
    */
@@ -753,7 +1006,7 @@ public final class JobQueue {
             utf8(expired));
       }
       if (j.attempts >= j.maxAttempts()) {
-        toDead(j);
+        toDead(j, now);
       } else {
         j.state(State.WAITING);
         j.due = j.leaseUntil;
@@ -782,15 +1035,17 @@ public final class JobQueue {
 
   /** Takes a job out of the index and the memory count; the caller took it out of its order. */
   private void forget(Job j) {
+    unlink(j);
     byId.remove(j);
     memory -= j.memory();
     j.group.jobs--;
     maybeIdle(j.group);
   }
 
-  private void toDead(Job j) {
+  private void toDead(Job j, long now) {
     j.state(State.DEAD);
     dead.put(new Id(j.id()), j);
+    childFailed(j, now);
   }
 
   /** The job leased under this token, or null. */
@@ -836,11 +1091,12 @@ public final class JobQueue {
       return held(cancelled);
     }
     unlease(j);
+    emit(now, EventType.DONE, id, NONE);
+    childDone(j, now);
     forget(j);
     if (j.uniqueMillis() > 0) {
       restoreDone(id, now + j.uniqueMillis());
     }
-    emit(now, EventType.DONE, id, NONE);
     return Held.DONE;
   }
 
@@ -866,8 +1122,8 @@ public final class JobQueue {
     unlease(j);
     addError(j, error);
     if (j.attempts >= j.maxAttempts()) {
-      toDead(j);
       emit(now, EventType.DEAD, id, utf8(error));
+      toDead(j, now);
       return Failed.DEAD;
     }
     emit(now, EventType.FAILED, id, utf8(error));
@@ -938,10 +1194,44 @@ public final class JobQueue {
    * takes it out, or its lease's end does.
    */
   Cancelled cancel(long now, byte[] id) {
+    return cancel(now, id, null);
+  }
+
+  /**
+   * As {@link #cancel(long, byte[])}; a flow's parent takes its live descendants with it (each
+   * cancelled as one job would be), and the seqs of the parents among them go into {@code flows}
+   * (their children's results are to be deleted).
+   */
+  Cancelled cancel(long now, byte[] id, @Nullable List<Long> flows) {
     Job j = byId.get(id);
     if (j == null) {
       return Cancelled.NONE;
     }
+    List<Job> tree = new ArrayList<>();
+    tree.add(j);
+    for (int i = 0; i < tree.size(); i++) {
+      Flow f = tree.get(i).flow();
+      if (f != null) {
+        if (flows != null) {
+          flows.add(tree.get(i).seq);
+        }
+        for (byte[] c : f.children) {
+          Job child = byId.get(c);
+          if (child != null && child.parent() == tree.get(i)) {
+            tree.add(child);
+          }
+        }
+      }
+    }
+    Cancelled out = cancelOne(now, j);
+    for (int i = 1; i < tree.size(); i++) {
+      cancelOne(now, tree.get(i));
+    }
+    return out;
+  }
+
+  private Cancelled cancelOne(long now, Job j) {
+    byte[] id = j.id();
     if (!j.cancelled()) {
       emit(now, EventType.CANCELLED, id, NONE);
     }
@@ -950,12 +1240,15 @@ public final class JobQueue {
         if (j.cancelled()) {
           return Cancelled.LEASED; // cancelled already: its holder is still to be told
         }
+        childFailed(j, now);
+        unlink(j);
         memory -= j.memory();
         j.cancel();
         memory += j.memory();
         return Cancelled.LEASED;
       }
       case WAITING -> {
+        childFailed(j, now);
         if (j.group.ready.holds(j)) {
           j.group.ready.remove(j);
           readyCount--;
@@ -964,7 +1257,11 @@ public final class JobQueue {
           delayed.remove(j);
         }
       }
-      case DEAD -> dead.remove(new Id(j.id()));
+      case WAITING_CHILDREN -> {
+        waitingChildren--;
+        childFailed(j, now);
+      }
+      case DEAD -> dead.remove(new Id(id)); // its death was counted by its parent
     }
     forget(j);
     return Cancelled.GONE;
@@ -1006,6 +1303,7 @@ public final class JobQueue {
     }
     for (Job j : jobs) {
       dead.remove(new Id(j.id()));
+      childRevived(j);
       memory -= j.memory();
       j.clearExtra();
       memory += j.memory();
@@ -1148,8 +1446,45 @@ public final class JobQueue {
       case WAITING -> delayed.add(j);
       case LEASED -> leased.add(j);
       case DEAD -> {} // in restoreDeadOrder's order
+      case WAITING_CHILDREN -> waitingChildren++; // its flow comes with the snapshot's flows
     }
     nextSeq = Math.max(nextSeq, j.seq + 1);
+  }
+
+  /** Restores a flow parent's counts and children (a snapshot's flows section). */
+  void restoreFlow(Job p, OnChildFail onChildFail, int pending, int failed, List<byte[]> ids) {
+    memory -= p.memory();
+    Flow f = new Flow(onChildFail);
+    f.pending = pending;
+    f.failed = failed;
+    for (byte[] id : ids) {
+      f.addChild(id);
+    }
+    p.extra().flow = f;
+    flowParents++;
+    memory += p.memory();
+  }
+
+  /** Restores a child's link to its parent (restored before it, with its flow). */
+  void restoreLink(Job child, Job parent) {
+    memory -= child.memory();
+    child.extra().parent = parent;
+    memory += child.memory();
+  }
+
+  /** Whether every job waiting for children has a flow (a snapshot that says otherwise is bad). */
+  boolean flowsWhole() {
+    if (waitingChildren == 0) {
+      return true;
+    }
+    boolean[] whole = {true};
+    byId.forEach(
+        j -> {
+          if (j.state() == State.WAITING_CHILDREN && j.flow() == null) {
+            whole[0] = false;
+          }
+        });
+    return whole[0];
   }
 
   /** The dead jobs' ids, in the order they died. */

@@ -57,7 +57,13 @@ import org.jspecify.annotations.Nullable;
  * 23  RESULTS  u64 now | u64 retention ms (0: off)
  * 24  RESULTS_DROP u64 now | u64 floor: the slices below are deleted (the op's range delete)
  * 25  EVENTS   u64 now | u32 capacity (0: none kept)
+ * 26  FLOW     u64 now | u32 jobs (2 to 10,000) | per job: ADD's payload without its time | group
+ *              (absent: none) | i32 parent (the index of an earlier job; -1 for the first alone) |
+ *              u8 on child fail (0 fail, 1 hold, 2 ignore): every job added, or none
  * </pre>
+ *
+ * <p>A flow child's ack (or complete) writes its result for its parent as a row: key 'C' | u64
+ * parent seq | child id, valued as a result row. A parent's ack, cancel or purge deletes its range.
  *
  * <p>Results are rows: key 'R' | u64 slice (the time stored over the slice width) | id, value u8 1
  * | u8 state (1 done) | u64 completed ms | u32 attempts | result (u32 length + bytes, absent:
@@ -75,9 +81,9 @@ import org.jspecify.annotations.Nullable;
  * <p>Snapshot, version 2: u8 2 | u64 next sequence number | u64 next token | u32 jobs | per job, in
  * the order added: u64 seq | id | payload | i32 priority | u64 due | u32 max attempts | backoff |
  * u64 unique ms | u32 attempts | u64 token | u64 lease until | u8 state (0 waiting, 1 leased, 2
- * dead) | u32 errors | each error | u32 dead | the dead jobs' ids in the order they died | u32 done
- * ids | each id | u64 until (by until, then id). Version 1 has neither token: a leased job's token
- * is then its attempt number, as it was.
+ * dead, 3 waiting for children) | u32 errors | each error | u32 dead | the dead jobs' ids in the
+ * order they died | u32 done ids | each id | u64 until (by until, then id). Version 1 has neither
+ * token: a leased job's token is then its attempt number, as it was.
  *
  * <p>Version 3 is version 2 followed by what a plain queue does not have, as sections: u32 sections
  * | each: u8 tag | u32 length | body, in tag order, each written only when it holds something. Tag
@@ -90,9 +96,11 @@ import org.jspecify.annotations.Nullable;
  * u64 definitions made | u32 schedules | each, by name: definition (u32 length + bytes) | u64
  * version | u64 next due | u64 runs | u64 last run. Tag 7, results: u64 retention ms | u64 slice
  * width ms | u64 floor. Tag 8, events: u32 capacity | u64 next event id | u32 events | each, oldest
- * first: u64 id | u64 time | u8 type | job id | detail. The writer writes version 2 when there is
- * no section, so a queue that uses none of these keeps its bytes (and an older Idem reads it); a
- * reader refuses a tag it does not know.
+ * first: u64 id | u64 time | u8 type | job id | detail. Tag 9, flows: u32 parents | each, by seq:
+ * u64 seq | u8 on child fail | u32 pending | u32 failed | u32 children | each child's id; u32 links
+ * | each, by the child's seq: u64 child seq | u64 parent seq. The writer writes version 2 when
+ * there is no section, so a queue that uses none of these keeps its bytes (and an older Idem reads
+ * it); a reader refuses a tag it does not know.
  */
 public final class QueueCodec implements ValueCodec<JobQueue> {
 
@@ -124,6 +132,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   static final byte OP_RESULTS = 23;
   static final byte OP_RESULTS_DROP = 24;
   static final byte OP_EVENTS = 25;
+  static final byte OP_FLOW = 26;
 
   /** The most events a queue keeps. */
   static final int MAX_EVENTS = 100_000;
@@ -139,6 +148,7 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
   private static final int SECTION_SCHEDULES = 6;
   private static final int SECTION_RESULTS = 7;
   private static final int SECTION_EVENTS = 8;
+  private static final int SECTION_FLOWS = 9;
 
   /** The most a stored result holds (as IDEMKEY's). */
   static final int MAX_RESULT_BYTES = 512 * 1024;
@@ -484,6 +494,20 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
           long now = b.getLong();
           q.cancel(now, jobId(bytes(b, payload.length)));
         }
+        case OP_FLOW -> {
+          long now = b.getLong();
+          int n = b.getInt();
+          if (n < 2 || n > JobQueue.MAX_FLOW_JOBS) {
+            throw new IOException("a flow of " + n + " jobs");
+          }
+          List<JobQueue.FlowJob> jobs = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            jobs.add(flowJob(b, payload.length, i));
+          }
+          if (q.flow(now, jobs).taken() != null) {
+            throw new IOException("a logged flow names a job id that is taken");
+          }
+        }
         case OP_PROGRESS -> {
           long now = b.getLong();
           byte[] id = bytes(b, payload.length);
@@ -498,6 +522,43 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     if (b.hasRemaining()) {
       throw new IOException("queue operation " + op + " has " + b.remaining() + " bytes too many");
     }
+  }
+
+  /** One job of an OP_FLOW: ADD's fields, then its group, its parent's index and its policy. */
+  private static JobQueue.FlowJob flowJob(ByteBuffer b, int limit, int index) throws IOException {
+    byte[] id = bytes(b, limit);
+    if (id != null) {
+      jobId(id);
+    }
+    byte[] body = bytes(b, limit);
+    if (body == null) {
+      throw new IOException("a flow job without a payload");
+    }
+    int priority = b.getInt();
+    long due = b.getLong();
+    int attempts = b.getInt();
+    Backoff backoff = backoff(b);
+    long unique = b.getLong();
+    byte[] group = bytes(b, limit);
+    if (group != null) {
+      groupName(group);
+    }
+    int parent = b.getInt();
+    int policy = b.get();
+    if (parent >= index || parent < (index == 0 ? -1 : 0) || policy < 0 || policy > 2) {
+      throw new IOException("a flow job's parent " + parent + " or policy " + policy);
+    }
+    return new JobQueue.FlowJob(
+        id,
+        body,
+        priority,
+        due,
+        attempts,
+        backoff,
+        unique,
+        group,
+        parent,
+        JobQueue.OnChildFail.values()[policy]);
   }
 
   /**
@@ -844,6 +905,40 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                 d.writeLong(q.resultsFloor());
               }));
     }
+    List<Job> parents = new ArrayList<>();
+    List<Job> linked = new ArrayList<>();
+    for (Job j : jobs) {
+      if (j.flow() != null) {
+        parents.add(j);
+      }
+      if (j.parent() != null) {
+        linked.add(j);
+      }
+    }
+    if (!parents.isEmpty()) {
+      out.add(
+          section(
+              SECTION_FLOWS,
+              d -> {
+                d.writeInt(parents.size());
+                for (Job p : parents) {
+                  JobQueue.Flow f = p.flow();
+                  d.writeLong(p.seq);
+                  d.writeByte(f.onChildFail.ordinal());
+                  d.writeInt(f.pending);
+                  d.writeInt(f.failed);
+                  d.writeInt(f.children.size());
+                  for (byte[] id : f.children) {
+                    writeBytes(d, id);
+                  }
+                }
+                d.writeInt(linked.size());
+                for (Job c : linked) {
+                  d.writeLong(c.seq);
+                  d.writeLong(c.parent().seq);
+                }
+              }));
+    }
     if (q.eventCapacity() != 0 || q.nextEventId() != 1) {
       out.add(
           section(
@@ -984,6 +1079,9 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
     if (bySeq != null) {
       readSections(in, budget, q, bySeq);
     }
+    if (!q.flowsWhole()) {
+      throw new IOException("a queue snapshot holds a job waiting for children it has no flow of");
+    }
     return q;
   }
 
@@ -1116,6 +1214,39 @@ public final class QueueCodec implements ValueCodec<JobQueue> {
                     readBytes(d, bodyBudget)));
           }
           q.restoreEvents(capacity, nextId, kept);
+        }
+        case SECTION_FLOWS -> {
+          int n = count(d, bodyBudget, 21);
+          for (int e = 0; e < n; e++) {
+            Job p = bySeq.get(d.readLong());
+            int policy = d.readUnsignedByte();
+            int pending = d.readInt();
+            int failed = d.readInt();
+            int children = count(d, bodyBudget, 4);
+            if (p == null
+                || p.flow() != null
+                || policy > 2
+                || pending < 0
+                || failed < 0
+                || children > JobQueue.MAX_FLOW_JOBS) {
+              throw new IOException(
+                  "a queue snapshot's flow names no such job, or is out of range");
+            }
+            List<byte[]> ids = new ArrayList<>(children);
+            for (int c = 0; c < children; c++) {
+              ids.add(jobId(readBytes(d, bodyBudget)));
+            }
+            q.restoreFlow(p, JobQueue.OnChildFail.values()[policy], pending, failed, ids);
+          }
+          int links = count(d, bodyBudget, 16);
+          for (int e = 0; e < links; e++) {
+            Job c = bySeq.get(d.readLong());
+            Job p = bySeq.get(d.readLong());
+            if (c == null || p == null || p.flow() == null || c.parent() != null) {
+              throw new IOException("a queue snapshot links a job to no such parent");
+            }
+            q.restoreLink(c, p);
+          }
         }
         default -> throw new IOException("a queue snapshot section " + tag + " is not known");
       }

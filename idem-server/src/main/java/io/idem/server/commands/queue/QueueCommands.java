@@ -39,6 +39,20 @@ public final class QueueCommands {
             .key()
             .build(),
         command(
+                "queue.flow",
+                -5,
+                doc(
+                    "key payload [options] [ONCHILDFAIL FAIL|HOLD|IGNORE] CHILD payload [PARENT id]"
+                        + " [options] [ONCHILDFAIL ...] [CHILD ...]",
+                    QueueFlows::flow))
+            .flags(WRITE, DENYOOM)
+            .key()
+            .build(),
+        command("queue.children", 3, doc("key id", QueueFlows::children))
+            .flags(READONLY)
+            .key()
+            .build(),
+        command(
                 "queue.reserve",
                 -2,
                 doc("key [COUNT n] [LEASE duration] [BLOCK duration]", QueueHandlers::reserve))

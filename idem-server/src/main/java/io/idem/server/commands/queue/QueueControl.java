@@ -93,11 +93,17 @@ final class QueueControl {
               long now = call.engine().now();
               List<Reply> out = new ArrayList<>(n);
               for (byte[] id : ids) {
-                JobQueue.Cancelled c = q.cancel(now, id);
+                boolean flowsBefore = q.hasFlows();
+                List<Long> flows = new ArrayList<>();
+                JobQueue.Cancelled c = q.cancel(now, id, flows);
                 if (c != JobQueue.Cancelled.NONE) {
-                  tx.log(QueueCodec.OP_CANCEL, new Op().u64(now).bytes(id).done());
+                  List<io.idem.core.store.RowChange> rows = new ArrayList<>(flows.size());
+                  for (long seq : flows) {
+                    rows.add(QueueFlows.dropRows(seq)); // its children's results go with it
+                  }
+                  tx.log(QueueCodec.OP_CANCEL, new Op().u64(now).bytes(id).done(), rows);
                 }
-                if (c != JobQueue.Cancelled.NONE && q.eventCapacity() > 0) {
+                if (c != JobQueue.Cancelled.NONE && (q.eventCapacity() > 0 || flowsBefore)) {
                   call.engine().waits().wake(call.arg(1), null);
                 }
                 out.add(
@@ -188,13 +194,14 @@ final class QueueControl {
    * A job's state as of {@code now}, as QUEUE.INFO counts it: a lease that ended is ready again or
    * dead (or, cancelled, gone: null) although no reserve has settled it yet.
    */
-  private static @Nullable String state(@Nullable Job j, long now) {
+  static @Nullable String state(@Nullable Job j, long now) {
     if (j == null) {
       return null;
     }
     return switch (j.state()) {
       case WAITING -> j.due <= now ? "ready" : "delayed";
       case DEAD -> "dead";
+      case WAITING_CHILDREN -> "waiting-children";
       case LEASED -> {
         if (j.leaseUntil > now) {
           yield "leased";

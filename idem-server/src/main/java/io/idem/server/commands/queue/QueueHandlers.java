@@ -14,7 +14,6 @@ import io.idem.server.reply.Reply;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -303,7 +302,7 @@ final class QueueHandlers {
     return Reply.array(
         Reply.bulk(added.isNew() ? "new" : "duplicate"),
         Reply.bulk(added.id()),
-        Reply.bulk(added.state() == null ? "done" : added.state().name().toLowerCase(Locale.ROOT)));
+        Reply.bulk(added.state() == null ? "done" : added.state().text()));
   }
 
   /**
@@ -470,24 +469,24 @@ final class QueueHandlers {
               JobQueue q = queue(tx.entry());
               long now = call.engine().now();
               int done = 0;
+              boolean child = false;
               for (int i = 0; i < n; i++) {
-                Job j = q.resultMillis() > 0 ? q.job(ids[i]) : null; // only a result needs it
-                int attempts = j == null ? 0 : j.attempts;
+                QueueFlows.Before before = QueueFlows.Before.of(q, ids[i]);
+                child |= before.parentSeq() >= 0;
                 JobQueue.Held held = q.ack(now, ids[i], tokens[i]);
                 if (held != JobQueue.Held.NOT_LEASED) {
                   tx.log(
                       QueueCodec.OP_ACK,
                       new Op().u64(now).bytes(ids[i]).u64(tokens[i]).done(),
-                      held == JobQueue.Held.DONE
-                          ? QueueResults.row(q, now, ids[i], attempts, null)
-                          : List.of());
+                      held == JobQueue.Held.DONE ? before.rows(q, now, ids[i], null) : List.of());
                 }
                 if (held == JobQueue.Held.DONE) {
                   done++;
                 }
               }
-              if (q.limitsConcurrency() || q.eventCapacity() > 0) {
-                call.engine().waits().wake(call.arg(1), null); // a slot is free, or an event
+              if (q.limitsConcurrency() || q.eventCapacity() > 0 || child) {
+                // a slot is free, an event, or a parent may be due
+                call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.integer(done);
             });
@@ -660,9 +659,14 @@ final class QueueHandlers {
         .write(
             call.arg(1),
             tx -> {
-              int n = queue(tx.entry()).purge();
+              JobQueue q = queue(tx.entry());
+              List<io.idem.core.store.RowChange> rows = new ArrayList<>();
+              for (long seq : q.deadFlowSeqs()) {
+                rows.add(QueueFlows.dropRows(seq)); // their children's results go with them
+              }
+              int n = q.purge();
               if (n > 0) {
-                tx.log(QueueCodec.OP_PURGE, new byte[0]);
+                tx.log(QueueCodec.OP_PURGE, new byte[0], rows);
               }
               return Reply.integer(n);
             });
@@ -686,7 +690,8 @@ final class QueueHandlers {
                       Reply.bulk("leased"), Reply.integer(c[2]),
                       Reply.bulk("dead"), Reply.integer(c[3]),
                       Reply.bulk("paused"), Reply.integer(q.paused() ? 1 : 0),
-                      Reply.bulk("groups"), Reply.integer(q.groups().size())));
+                      Reply.bulk("groups"), Reply.integer(q.groups().size()),
+                      Reply.bulk("waiting-children"), Reply.integer(q.waitingChildren())));
             });
   }
 }

@@ -1,7 +1,6 @@
 package io.idem.server.commands.queue;
 
 import io.idem.core.store.RowChange;
-import io.idem.server.commands.queue.JobQueue.Job;
 import io.idem.server.commands.queue.QueueCodec.Op;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
@@ -24,6 +23,11 @@ final class QueueResults {
     if (q.resultMillis() == 0) {
       return List.of();
     }
+    return List.of(new RowChange.Put(q.resultKeyAt(now, id), encode(now, attempts, r)));
+  }
+
+  /** A result row's value: done at {@code now} after {@code attempts}, with {@code r} or none. */
+  static byte[] encode(long now, int attempts, byte @Nullable [] r) {
     ByteBuffer b = ByteBuffer.allocate(18 + (r == null ? 0 : r.length));
     b.put((byte) 1).put((byte) 1).putLong(now).putInt(attempts);
     if (r == null) {
@@ -31,7 +35,7 @@ final class QueueResults {
     } else {
       b.putInt(r.length).put(r);
     }
-    return List.of(new RowChange.Put(q.resultKeyAt(now, id), b.array()));
+    return b.array();
   }
 
   /**
@@ -58,19 +62,18 @@ final class QueueResults {
             tx -> {
               JobQueue q = QueueHandlers.queue(tx.entry());
               long now = call.engine().now();
-              Job j = q.job(id);
-              int attempts = j == null ? 0 : j.attempts;
+              QueueFlows.Before before = QueueFlows.Before.of(q, id);
               JobQueue.Held held = q.ack(now, id, token);
               if (held == JobQueue.Held.NOT_LEASED) {
                 return Reply.NULL;
               }
               List<RowChange> rows =
-                  held == JobQueue.Held.DONE ? row(q, now, id, attempts, value) : List.of();
+                  held == JobQueue.Held.DONE ? before.rows(q, now, id, value) : List.of();
               tx.log(
                   QueueCodec.OP_COMPLETE,
                   new Op().u64(now).bytes(id).u64(token).bytes(value).done(),
                   rows);
-              if (q.limitsConcurrency() || q.eventCapacity() > 0) {
+              if (q.limitsConcurrency() || q.eventCapacity() > 0 || before.parentSeq() >= 0) {
                 call.engine().waits().wake(call.arg(1), null);
               }
               return Reply.bulk(held == JobQueue.Held.DONE ? "done" : "cancelled");
@@ -103,28 +106,32 @@ final class QueueResults {
   }
 
   private static Reply describe(byte[] row) {
+    Reply result = resultOf(row); // checks the form first
+    ByteBuffer b = ByteBuffer.wrap(row);
+    return Reply.map(
+        List.of(
+            Reply.bulk("state"), Reply.bulk("done"),
+            Reply.bulk("completed"), Reply.integer(b.getLong(2)),
+            Reply.bulk("attempts"), Reply.integer(b.getInt(10)),
+            Reply.bulk("result"), result));
+  }
+
+  /** A result row's result: its bytes, or nil when the job was acked without one. */
+  static Reply resultOf(byte[] row) {
     ByteBuffer b = ByteBuffer.wrap(row);
     if (row.length < 18 || b.get() != 1 || b.get() != 1) {
       throw CommandException.err("a stored result of an unknown form");
     }
-    long completed = b.getLong();
-    int attempts = b.getInt();
+    b.position(14);
     int n = b.getInt();
-    Reply result;
     if (n < 0) {
-      result = Reply.NULL;
-    } else if (n != b.remaining()) {
-      throw CommandException.err("a stored result cut short");
-    } else {
-      byte[] r = new byte[n];
-      b.get(r);
-      result = Reply.bulk(r);
+      return Reply.NULL;
     }
-    return Reply.map(
-        List.of(
-            Reply.bulk("state"), Reply.bulk("done"),
-            Reply.bulk("completed"), Reply.integer(completed),
-            Reply.bulk("attempts"), Reply.integer(attempts),
-            Reply.bulk("result"), result));
+    if (n != b.remaining()) {
+      throw CommandException.err("a stored result cut short");
+    }
+    byte[] r = new byte[n];
+    b.get(r);
+    return Reply.bulk(r);
   }
 }

@@ -2,16 +2,13 @@ package io.idem.server.commands;
 
 import static io.idem.server.commands.Harness.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.server.commands.CuckooCodecTest.Logged;
-import io.idem.server.commands.CuckooCodecTest.Op;
 import io.idem.server.commands.CuckooCodecTest.Recording;
 import io.idem.server.commands.queue.JobQueue;
 import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -209,22 +206,7 @@ class QueueCommandsTest {
     }
     h.call("QUEUE.PURGE", "q");
     Logged logged = journal.of(h, "q");
-    byte[] live = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, logged.replay(QueueCodec.INSTANCE)))
-        .isEqualTo(live);
-    JobQueue fromSnapshot =
-        QueueCodec.INSTANCE.read(new ByteArrayInputStream(snapshot), snapshot.length);
-    for (Op op : logged.ops().subList(snapshotOps, logged.ops().size())) {
-      QueueCodec.INSTANCE.apply(fromSnapshot, op.op(), op.payload());
-    }
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, fromSnapshot)).isEqualTo(live);
-    // Cut anywhere, a snapshot is refused with an IOException, never read past its end.
-    for (int cut = 0; cut < live.length; cut += Math.max(1, live.length / 500)) {
-      byte[] part = java.util.Arrays.copyOf(live, cut);
-      assertThatThrownBy(
-              () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
-          .isInstanceOf(IOException.class);
-    }
+    byte[] live = QueueReplay.check(live(), logged, snapshot, snapshotOps, clock.get());
   }
 
   /**

@@ -9,7 +9,6 @@ import io.idem.server.commands.queue.JobQueue;
 import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -328,24 +327,8 @@ class QueueControlTest {
     h.call("QUEUE.PROGRESS", "q", "end-p", tokens.get("end-p"), "half");
     h.call("QUEUE.PAUSE", "q");
     Logged logged = journal.of(h, "q");
-    byte[] live = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
+    byte[] live = QueueReplay.check(live(), logged, snapshot, snapshotOps, clock.get());
     assertThat(live[0]).as("a version 3 snapshot").isEqualTo((byte) 3);
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, logged.replay(QueueCodec.INSTANCE)))
-        .isEqualTo(live);
-    JobQueue fromSnapshot =
-        QueueCodec.INSTANCE.read(new ByteArrayInputStream(snapshot), snapshot.length);
-    for (CuckooCodecTest.Op op : logged.ops().subList(snapshotOps, logged.ops().size())) {
-      QueueCodec.INSTANCE.apply(fromSnapshot, op.op(), op.payload());
-    }
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, fromSnapshot)).isEqualTo(live);
-    JobQueue read = QueueCodec.INSTANCE.read(new ByteArrayInputStream(live), live.length);
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, read)).isEqualTo(live);
-    for (int cut = 0; cut < live.length; cut += Math.max(1, live.length / 300)) {
-      byte[] part = java.util.Arrays.copyOf(live, cut);
-      org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
-          .isInstanceOf(IOException.class);
-    }
     // Resumed, with no cancelled lease or progress left (every job cancelled and its lease
     // ended), it writes version 2 again.
     h.call("QUEUE.RESUME", "q");

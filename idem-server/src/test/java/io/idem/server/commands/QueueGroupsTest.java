@@ -2,7 +2,6 @@ package io.idem.server.commands;
 
 import static io.idem.server.commands.Harness.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.server.commands.CuckooCodecTest.Logged;
 import io.idem.server.commands.CuckooCodecTest.Recording;
@@ -10,7 +9,6 @@ import io.idem.server.commands.queue.JobQueue;
 import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -331,22 +329,8 @@ class QueueGroupsTest {
       }
     }
     Logged logged = journal.of(h, "q");
-    byte[] live = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
+    byte[] live = QueueReplay.check(live(), logged, snapshot, snapshotOps, clock.get());
     assertThat(live[0]).isEqualTo((byte) 3);
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, logged.replay(QueueCodec.INSTANCE)))
-        .isEqualTo(live);
-    JobQueue fromSnapshot =
-        QueueCodec.INSTANCE.read(new ByteArrayInputStream(snapshot), snapshot.length);
-    for (CuckooCodecTest.Op op : logged.ops().subList(snapshotOps, logged.ops().size())) {
-      QueueCodec.INSTANCE.apply(fromSnapshot, op.op(), op.payload());
-    }
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, fromSnapshot)).isEqualTo(live);
-    for (int cut = 0; cut < live.length; cut += Math.max(1, live.length / 300)) {
-      byte[] part = java.util.Arrays.copyOf(live, cut);
-      assertThatThrownBy(
-              () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
-          .isInstanceOf(IOException.class);
-    }
     // Every group reset and emptied, the limits off: after the rates are full again, the groups
     // are dropped and the queue is plain.
     h.call("QUEUE.CONFIG", "q", "RATE", "OFF", "CONCURRENCY", "OFF", "GROUP-CONCURRENCY", "OFF");

@@ -2,7 +2,6 @@ package io.idem.server.commands;
 
 import static io.idem.server.commands.Harness.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.idem.server.commands.CuckooCodecTest.Logged;
 import io.idem.server.commands.CuckooCodecTest.Recording;
@@ -10,7 +9,6 @@ import io.idem.server.commands.queue.JobQueue;
 import io.idem.server.commands.queue.QueueCodec;
 import io.idem.server.reply.Replies;
 import io.idem.server.reply.Reply;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
@@ -276,21 +274,7 @@ class QueueSchedulesTest {
     }
     Logged logged = journal.of(h, "q");
     assertThat(logged.ops().stream().filter(o -> o.op() == 21).count()).isGreaterThan(50);
-    byte[] live = CuckooCodecTest.written(QueueCodec.INSTANCE, live());
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, logged.replay(QueueCodec.INSTANCE)))
-        .isEqualTo(live);
-    JobQueue fromSnapshot =
-        QueueCodec.INSTANCE.read(new ByteArrayInputStream(snapshot), snapshot.length);
-    for (CuckooCodecTest.Op op : logged.ops().subList(snapshotOps, logged.ops().size())) {
-      QueueCodec.INSTANCE.apply(fromSnapshot, op.op(), op.payload());
-    }
-    assertThat(CuckooCodecTest.written(QueueCodec.INSTANCE, fromSnapshot)).isEqualTo(live);
-    for (int cut = 0; cut < live.length; cut += Math.max(1, live.length / 300)) {
-      byte[] part = java.util.Arrays.copyOf(live, cut);
-      assertThatThrownBy(
-              () -> QueueCodec.INSTANCE.read(new ByteArrayInputStream(part), part.length))
-          .isInstanceOf(IOException.class);
-    }
+    byte[] live = QueueReplay.check(live(), logged, snapshot, snapshotOps, clock.get());
     // A schedule op whose cron text no parser would take still applies: apply never parses it.
     JobQueue q = QueueCodec.INSTANCE.create(new byte[] {1});
     for (CuckooCodecTest.Op op : logged.ops()) {

@@ -46,6 +46,8 @@ public final class Queue {
   private static final Keyword COMPLETE = Keyword.of("QUEUE.COMPLETE");
   private static final Keyword RESULT = Keyword.of("QUEUE.RESULT");
   private static final Keyword EVENTS = Keyword.of("QUEUE.EVENTS");
+  private static final Keyword FLOW = Keyword.of("QUEUE.FLOW");
+  private static final Keyword CHILDREN = Keyword.of("QUEUE.CHILDREN");
 
   /** One thing that happened to a job (QUEUE.EVENTS): its id counts up. */
   public record Event(long id, Instant time, String type, String jobId, byte[] detail) {}
@@ -76,7 +78,9 @@ public final class Queue {
     LEASED,
     DEAD,
     /** Acked, and its id still taken for its unique window. */
-    DONE
+    DONE,
+    /** A flow's parent, waiting for its children to be done. */
+    WAITING_CHILDREN
   }
 
   /** What {@link #add} did: the job's id, and its state (for a duplicate, the holder's). */
@@ -112,6 +116,87 @@ public final class Queue {
       this(ready, delayed, leased, dead, false);
     }
   }
+
+  /** What a flow's parent does when one of its children dies or is cancelled. */
+  public enum OnChildFail {
+    /** The parent becomes a dead letter, with the child's error. */
+    FAIL,
+    /** The parent waits until the child is replayed and done. */
+    HOLD,
+    /** The child counts as done, without a result. */
+    IGNORE
+  }
+
+  /**
+   * A flow to add with {@link #flow}: a root job and its children, each child's parent the root
+   * unless it names an earlier job of the flow by its id (which that job's options must give).
+   */
+  public static final class FlowSpec {
+    private record Step(
+        byte[] payload,
+        AddOptions options,
+        @Nullable String parent,
+        @Nullable OnChildFail onChildFail) {}
+
+    private final List<Step> steps = new ArrayList<>();
+
+    private FlowSpec() {}
+
+    /** A flow whose root is this job, failing if a child fails. */
+    public static FlowSpec root(byte[] payload, AddOptions options) {
+      return root(payload, options, null);
+    }
+
+    /** A flow whose root is this job, doing {@code onChildFail} if a child fails (null: FAIL). */
+    public static FlowSpec root(
+        byte[] payload, AddOptions options, @Nullable OnChildFail onChildFail) {
+      FlowSpec f = new FlowSpec();
+      f.steps.add(new Step(payload, options, null, onChildFail));
+      return f;
+    }
+
+    /** A child of the root. */
+    public FlowSpec child(byte[] payload, AddOptions options) {
+      return child(null, payload, options, null);
+    }
+
+    /**
+     * A child of the earlier job with id {@code parent} (null: the root), itself doing {@code
+     * onChildFail} when one of its own children fails (null: FAIL).
+     */
+    public FlowSpec child(
+        @Nullable String parent,
+        byte[] payload,
+        AddOptions options,
+        @Nullable OnChildFail onChildFail) {
+      steps.add(new Step(payload, options, parent, onChildFail));
+      return this;
+    }
+
+    void appendTo(CommandArgs<byte[], byte[]> args) {
+      for (int i = 0; i < steps.size(); i++) {
+        Step s = steps.get(i);
+        if (i > 0) {
+          args.add("CHILD");
+        }
+        args.add(s.payload());
+        s.options().appendTo(args);
+        if (s.parent() != null) {
+          args.add("PARENT").add(s.parent());
+        }
+        if (s.onChildFail() != null) {
+          args.add("ONCHILDFAIL").add(s.onChildFail().name());
+        }
+      }
+    }
+  }
+
+  /**
+   * A flow parent's child as {@link #children} shows it: {@code state} is {@link #job}'s while it
+   * is in the queue, "done" once acked (with the result it was completed with, or null), "gone" if
+   * it was cancelled or purged.
+   */
+  public record Child(String id, String state, byte @Nullable [] result) {}
 
   /** A job to add with {@link #addAll}: its payload and how it is added. */
   public record NewJob(byte[] payload, AddOptions options) {}
@@ -359,11 +444,41 @@ public final class Queue {
             });
   }
 
+  /**
+   * Adds a flow in one write (QUEUE.FLOW): one {@link Added} a job, the root first; a job with
+   * children is {@link State#WAITING_CHILDREN} until they are done. Every id must be new, else the
+   * server refuses the whole flow (an {@link io.lettuce.core.RedisCommandExecutionException}).
+   */
+  public List<Added> flow(FlowSpec flow) {
+    CommandArgs<byte[], byte[]> args = IdemClient.args().addKey(keyBytes);
+    flow.appendTo(args);
+    List<Object> r = join(client.array(FLOW, args));
+    List<Added> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      out.add(added((List<?>) o));
+    }
+    return out;
+  }
+
+  /** A flow parent's children, in the order added; empty if the job is no flow's parent here. */
+  public java.util.Optional<List<Child>> children(String parentId) {
+    List<Object> r = join(client.array(CHILDREN, IdemClient.args().addKey(keyBytes).add(parentId)));
+    if (r == null || r.isEmpty() || r.get(0) == null) {
+      return java.util.Optional.empty(); // nil, as Lettuce reads it (a parent has a child)
+    }
+    List<Child> out = new ArrayList<>(r.size());
+    for (Object o : r) {
+      List<?> c = (List<?>) o;
+      out.add(new Child(text(c.get(0)), text(c.get(1)), (byte[]) c.get(2)));
+    }
+    return java.util.Optional.of(out);
+  }
+
   private static Added added(List<?> r) {
     return new Added(
         Outcome.valueOf(text(r.get(0)).toUpperCase(Locale.ROOT)),
         text(r.get(1)),
-        State.valueOf(text(r.get(2)).toUpperCase(Locale.ROOT)));
+        State.valueOf(text(r.get(2)).toUpperCase(Locale.ROOT).replace('-', '_')));
   }
 
   // ---- reserve

@@ -420,4 +420,57 @@ class QueueClientTest extends WithServer {
     assertThat(q.events(events.get(0).id(), 10, null)).isEmpty();
     assertThat(q.limits()).isEqualTo(Queue.Limits.none());
   }
+
+  /**
+   * A flow through the typed calls: workers complete the parts with results, and the report's
+   * worker, handed the parent only once every part is done, reads them.
+   */
+  @Test
+  void flows_typed() throws Exception {
+    Queue q = client.queue("flows");
+    List<Queue.Added> added =
+        q.flow(
+            Queue.FlowSpec.root(b("report"), AddOptions.defaults().id("report"))
+                .child(b("3"), AddOptions.defaults().id("part-a"))
+                .child(b("4"), AddOptions.defaults().id("part-b"))
+                .child("part-b", b("5"), AddOptions.defaults().id("part-b1"), null));
+    assertThat(added)
+        .extracting(Queue.Added::state)
+        .containsExactly(
+            Queue.State.WAITING_CHILDREN,
+            Queue.State.WAITING,
+            Queue.State.WAITING_CHILDREN,
+            Queue.State.WAITING);
+    Map<String, String> sums = new ConcurrentHashMap<>();
+    CountDownLatch reported = new CountDownLatch(1);
+    QueueConsumer consumer = new QueueConsumer(client, q.key(), Duration.ofSeconds(30), 4);
+    try (AutoCloseable running =
+        consumer.process(
+            2,
+            job -> {
+              List<Queue.Child> children = q.children(job.idText()).orElse(List.of());
+              int sum = Integer.parseInt(job.idText().equals("report") ? "0" : s(job.payload()));
+              for (Queue.Child c : children) {
+                assertThat(c.state()).isEqualTo("done");
+                sum += Integer.parseInt(s(c.result()));
+              }
+              sums.put(job.idText(), Integer.toString(sum));
+              q.complete(job, b(Integer.toString(sum)));
+              if (job.idText().equals("report")) {
+                reported.countDown();
+              }
+            })) {
+      assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(sums)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("part-a", "3", "part-b1", "5", "part-b", "9", "report", "12"));
+    assertThat(q.children("report")).isEmpty(); // the report was acked: its children's rows went
+    assertThatThrownBy(
+            () ->
+                q.flow(
+                    Queue.FlowSpec.root(b("again"), AddOptions.defaults().id("x"))
+                        .child(b("dup"), AddOptions.defaults().id("x"))))
+        .hasMessageContaining("job id x is taken");
+  }
 }

@@ -44,6 +44,7 @@ class CrashTest {
     types.add(new QueueGroupsWorkload());
     types.add(new QueueScheduleWorkload());
     types.add(new QueueResultWorkload());
+    types.add(new QueueFlowWorkload());
     types.add(new IdemKeyWorkload());
     types.add(new ThrottleWorkload());
     List<CrashWorkload> keyspace = List.of(new KeyspaceWorkload());

@@ -15,6 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param firstKey position of the first key, 0 if none
  * @param lastKey position of the last key, -1 for the last argument, 0 if none
  * @param step distance between keys
+ * @param logFront on a node with a log, what runs the command instead of the log taking it as it is
+ *     (a blocking form); null: the log takes it
  */
 public record CommandSpec(
     String name,
@@ -28,7 +30,8 @@ public record CommandSpec(
     String group,
     String summary,
     String complexity,
-    Handler handler) {
+    Handler handler,
+    @Nullable LogFront logFront) {
 
   /** Command flags, named on the wire as {@code COMMAND INFO} names them. */
   public enum Flag {
@@ -94,11 +97,18 @@ public record CommandSpec(
     private @Nullable String group;
     private @Nullable String summary;
     private @Nullable String complexity;
+    private @Nullable LogFront logFront;
 
     private Builder(String name, int arity, Handler handler) {
       this.name = name;
       this.arity = arity;
       this.handler = handler;
+    }
+
+    /** On a node with a log, the commands {@code front} takes run there, not as records. */
+    public Builder logFront(LogFront front) {
+      this.logFront = front;
+      return this;
     }
 
     public Builder flags(Flag... flags) {
@@ -170,7 +180,8 @@ public record CommandSpec(
         throw new IllegalStateException(name + ": pairs from " + pairsFrom + ", arity " + arity);
       }
       return new CommandSpec(
-          name, arity, maxArgs, pairsFrom, flags, firstKey, lastKey, step, g, s, c, handler);
+          name, arity, maxArgs, pairsFrom, flags, firstKey, lastKey, step, g, s, c, handler,
+          logFront);
     }
   }
 }

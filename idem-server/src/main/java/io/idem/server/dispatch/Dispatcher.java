@@ -59,9 +59,14 @@ public final class Dispatcher {
         && !session.isApplier()
         && spec.has(CommandSpec.Flag.WRITE)
         && spec.firstKey() > 0) {
+      int slot = Slots.of(command.arg(spec.firstKey()));
+      LogFront front = spec.logFront();
+      if (front != null && front.takes(command)) {
+        return run(session, spec, command, cs, call -> front.front(call, clusterLog, slot));
+      }
       // A write goes to the log; every node that serves its slot applies it from there, and the
       // reply is what this node's application computes (which counts the call).
-      return new Reply.Deferred(clusterLog.submit(command, Slots.of(command.arg(spec.firstKey()))));
+      return new Reply.Deferred(clusterLog.submit(command, slot));
     }
     return run(session, spec, command, cs);
   }
@@ -105,8 +110,9 @@ public final class Dispatcher {
     if (spec == null
         || !spec.has(CommandSpec.Flag.WRITE)
         || spec.firstKey() <= 0
-        || command.size() <= spec.firstKey()) {
-      return -1;
+        || command.size() <= spec.firstKey()
+        || spec.logFront() != null && spec.logFront().takes(command)) {
+      return -1; // a command that waits holds the connection's later ones, as in Redis
     }
     return Slots.partition(Slots.of(command.arg(spec.firstKey())), cluster.partitions());
   }
@@ -231,11 +237,16 @@ public final class Dispatcher {
 
   /** Runs one command's handler, counts it, and makes its reply wait for what it wrote or saw. */
   private Reply run(Session session, CommandSpec spec, Command command, Stats.CommandStats cs) {
+    return run(session, spec, command, cs, spec.handler());
+  }
+
+  private Reply run(
+      Session session, CommandSpec spec, Command command, Stats.CommandStats cs, Handler handler) {
     long start = System.nanoTime();
     session.touch(spec.name(), System.currentTimeMillis());
     Reply reply;
     try {
-      reply = spec.handler().handle(new Call(session, command, server));
+      reply = handler.handle(new Call(session, command, server));
     } catch (CommandException e) {
       reply = e.toReply();
     } catch (WrongTypeException e) {

@@ -38,6 +38,14 @@ public final class Waits implements AutoCloseable {
      * waiter was answered meanwhile.
      */
     record Deliver(Reply reply, Runnable undo) implements Outcome {}
+
+    /**
+     * The try sent a write elsewhere (a record to the cluster's log) whose outcome is {@code
+     * outcome}: a {@link Deliver} (its reply is durable already; {@code undo} runs if the waiter
+     * was answered meanwhile), an {@link Answer}, or a {@link Later}. Until then the timeout does
+     * not answer: the write may have taken something for this waiter.
+     */
+    record Submitted(CompletableFuture<Outcome> outcome) implements Outcome {}
   }
 
   /**
@@ -62,6 +70,15 @@ public final class Waits implements AutoCloseable {
 
     /** Set once a try wrote: the timeout no longer answers, the try's reply is on its way. */
     volatile boolean delivering;
+
+    /** The timeout came while a submitted try was out: it answers when that try comes back. */
+    volatile boolean timedOut;
+
+    /** The wakes counted when a try was submitted: one since means try again at once. */
+    long seenAtSubmit;
+
+    /** Where its wakes are counted. */
+    int stripe;
 
     volatile @Nullable ScheduledFuture<?> timeout;
 
@@ -141,6 +158,7 @@ public final class Waits implements AutoCloseable {
     }
     At at = at(key.clone(), sub == null ? NONE : sub.clone());
     Waiter w = new Waiter(at, limit, attempt, onTimeout);
+    w.stripe = stripe(key, sub);
     waiting.computeIfAbsent(at, x -> ConcurrentHashMap.newKeySet()).add(w);
     w.reply.whenComplete((r, e) -> forget(w));
     ScheduledThreadPoolExecutor t = timer();
@@ -150,6 +168,8 @@ public final class Waits implements AutoCloseable {
               () -> {
                 if (!w.delivering) {
                   w.reply.complete(w.onTimeout.get());
+                } else {
+                  w.timedOut = true;
                 }
               },
               timeoutMillis,
@@ -249,6 +269,59 @@ public final class Waits implements AutoCloseable {
                     timer().execute(d.undo());
                   }
                 });
+      }
+      case Outcome.Submitted s -> {
+        w.delivering = true;
+        w.seenAtSubmit = wakes.get(w.stripe);
+        s.outcome().whenComplete((out, e) -> timer().execute(() -> submitted(w, out, e)));
+      }
+    }
+  }
+
+  /** A submitted try came back: deliver, answer, or wait on (trying at once if woken meanwhile). */
+  private void submitted(Waiter w, @Nullable Outcome out, @Nullable Throwable e) {
+    switch (e != null ? new Outcome.Answer(Reply.err("the waiting command failed: " + e)) : out) {
+      case Outcome.Deliver d -> {
+        if (!w.reply.complete(d.reply())) {
+          d.undo().run();
+        }
+      }
+      case Outcome.Answer a -> w.reply.complete(a.reply());
+      case Outcome.Later later -> {
+        w.delivering = false;
+        if (w.timedOut) {
+          w.reply.complete(w.onTimeout.get());
+        } else if (wakes.get(w.stripe) != w.seenAtSubmit) {
+          attempt(w);
+        } else {
+          later(w, later.wakeAt());
+        }
+      }
+      case Outcome.Submitted nested ->
+          w.reply.complete(Reply.err("the waiting command failed: a try submitted twice"));
+    }
+  }
+
+  /** Keys with a submitted try out, so that one waiter at a time writes for a key. */
+  private final Set<At> flights = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Whether a try may submit a write for {@code key} now: one at a time, so a wake of many waiters
+   * sends one write, not one each. The caller ends its flight with {@link #endFlight}.
+   */
+  public boolean startFlight(byte[] key) {
+    return flights.add(at(key.clone(), NONE));
+  }
+
+  /** Ends a flight: the other waiters at {@code key} try again (uncounted: no new state). */
+  public void endFlight(byte[] key) {
+    At at = at(key, NONE);
+    flights.remove(at);
+    Set<Waiter> set = waiting.get(at);
+    if (set != null) {
+      ScheduledThreadPoolExecutor t = timer();
+      for (Waiter w : set) {
+        t.execute(() -> attempt(w));
       }
     }
   }

@@ -165,4 +165,67 @@ class WaitsTest {
     }
     assertThat(waits.scheduled()).isEqualTo(n);
   }
+
+  /**
+   * A try submitted elsewhere (a cluster record): its timeout waits for it and then answers; a
+   * submitted try that found nothing tries again at once if woken meanwhile; one that leased for a
+   * waiter answered meanwhile runs its undo.
+   */
+  @Test
+  void aSubmittedTry_holdsTheTimeout_andIsUndoneForAWaiterGone() throws Exception {
+    java.util.concurrent.CompletableFuture<Waits.Outcome> out =
+        new java.util.concurrent.CompletableFuture<>();
+    AtomicInteger tries = new AtomicInteger();
+    Reply r =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            waits.seen(KEY, null),
+            Long.MIN_VALUE,
+            200,
+            () -> Reply.simple("timeout"),
+            wanted ->
+                tries.incrementAndGet() == 1
+                    ? new Waits.Outcome.Submitted(out)
+                    : new Waits.Outcome.Later(Long.MAX_VALUE));
+    waits.wake(KEY, null); // its first try submits
+    while (tries.get() == 0) {
+      Thread.sleep(10);
+    }
+    Thread.sleep(400); // past the timeout, which must not answer over the submitted try
+    assertThat(((Reply.Deferred) r).future()).isNotDone();
+    waits.wake(KEY, null); // a wake while out: skipped, remembered
+    out.complete(new Waits.Outcome.Later(Long.MAX_VALUE));
+    assertThat(answer(r)).isEqualTo(Reply.simple("timeout"));
+
+    // A waiter answered while its try was out: the try's leases are undone.
+    java.util.concurrent.CompletableFuture<Waits.Outcome> out2 =
+        new java.util.concurrent.CompletableFuture<>();
+    AtomicBoolean undone = new AtomicBoolean();
+    java.util.concurrent.CountDownLatch submitted = new java.util.concurrent.CountDownLatch(1);
+    Reply r2 =
+        waits.await(
+            LIMIT,
+            KEY,
+            null,
+            waits.seen(KEY, null) - 1, // a wake came since its own try: it tries at once
+            Long.MAX_VALUE,
+            0,
+            () -> Reply.simple("timeout"),
+            wanted -> {
+              submitted.countDown();
+              return new Waits.Outcome.Submitted(out2);
+            });
+    assertThat(submitted.await(10, TimeUnit.SECONDS)).isTrue();
+    ((Reply.Deferred) r2).future().complete(Reply.simple("client gone"));
+    out2.complete(new Waits.Outcome.Deliver(Reply.simple("jobs"), () -> undone.set(true)));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!undone.get() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(undone).isTrue();
+    awaitScheduled(0);
+    assertThat(waits.size()).isZero();
+  }
 }

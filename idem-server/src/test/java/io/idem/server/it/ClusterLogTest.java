@@ -646,6 +646,94 @@ class ClusterLogTest {
     }
   }
 
+  /** A blocked reserve on its own connection, in a thread: its reply, or the error it met. */
+  private static java.util.concurrent.CompletableFuture<Object> blockedReserve(
+      int port, String key, String block) {
+    java.util.concurrent.CompletableFuture<Object> out =
+        new java.util.concurrent.CompletableFuture<>();
+    Thread.ofPlatform()
+        .start(
+            () -> {
+              try (RespClient c = new RespClient(port)) {
+                out.complete(c.call("QUEUE.RESERVE", key, "LEASE", "1h", "BLOCK", block));
+              } catch (Throwable t) {
+                out.completeExceptionally(t);
+              }
+            });
+    return out;
+  }
+
+  /** The id and token of the one job a reserve leased. */
+  private static String[] leasedOne(Object reply) {
+    List<?> jobs = (List<?>) reply;
+    assertThat(jobs).hasSize(1);
+    List<?> f = (List<?>) jobs.get(0);
+    return new String[] {RespClient.text(f.get(0)), Long.toString((Long) f.get(2))};
+  }
+
+  /**
+   * QUEUE.RESERVE ... BLOCK on nodes with a log: a reserve waits on its node and takes a job added
+   * through another node, under a lease every replica holds alike; its timeout answers nil; twenty
+   * waiters on two nodes take twenty jobs, each once; a waiter whose client went away leaves the
+   * job to others.
+   */
+  @Test
+  void blockedReserves_waitOnTheirNode_andTakeEachJobOnce() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      try (ServerHarness a = replica(broker, "a", ports);
+          ServerHarness b = replica(broker, "b", ports);
+          RespClient ca = new RespClient(ports[0]);
+          RespClient cb = new RespClient(ports[1])) {
+        awaitInfo(ca, "cluster_live_nodes", "a,b");
+        var first = blockedReserve(ports[0], "q", "20s");
+        Thread.sleep(300);
+        assertThat(first).isNotDone();
+        assertThat(cb.call("QUEUE.ADD", "q", "job", "ID", "j1")).isInstanceOf(List.class);
+        String[] j1 = leasedOne(first.get(20, java.util.concurrent.TimeUnit.SECONDS));
+        assertThat(j1[0]).isEqualTo("j1");
+        // The lease is the log's: node b holds it under the same token, and takes its ack.
+        assertThat(cb.call("QUEUE.ACK", "q", "j1", j1[1])).isEqualTo(1L);
+        eventually(ca, 0L, "QUEUE.ACK", "q", "j1", j1[1]);
+
+        assertThat(ca.call("QUEUE.RESERVE", "empty", "BLOCK", "300ms")).isNull();
+
+        List<java.util.concurrent.CompletableFuture<Object>> waiters = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          waiters.add(blockedReserve(ports[i % 2], "many", "30s"));
+        }
+        Thread.sleep(500);
+        List<String> madd = new ArrayList<>(List.of("QUEUE.MADD", "many"));
+        for (int i = 0; i < 20; i++) {
+          madd.addAll(List.of("JOB", "p", "ID", "m" + i));
+        }
+        assertThat((List<?>) ca.call(madd.toArray(String[]::new))).hasSize(20);
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (var w : waiters) {
+          String id = leasedOne(w.get(30, java.util.concurrent.TimeUnit.SECONDS))[0];
+          assertThat(taken.add(id)).as("%s taken twice", id).isTrue();
+        }
+        assertThat(taken).hasSize(20);
+
+        // A waiter whose client goes away: the job it may have taken is given back.
+        try (RespClient gone = new RespClient(ports[0])) {
+          gone.send("QUEUE.RESERVE", "left", "LEASE", "1h", "BLOCK", "30s");
+          gone.flush();
+          Thread.sleep(300);
+        }
+        Thread.sleep(200);
+        assertThat(cb.call("QUEUE.ADD", "left", "job", "ID", "l1")).isInstanceOf(List.class);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Object got = List.of();
+        while (((List<?>) got).isEmpty() && System.nanoTime() < deadline) {
+          got = cb.call("QUEUE.RESERVE", "left", "LEASE", "1h");
+          Thread.sleep(50);
+        }
+        assertThat(leasedOne(got)[0]).isEqualTo("l1");
+      }
+    }
+  }
+
   @Test
   void twoReplicas_applyTheSameRecords_andAStoppedOneCatchesUp() throws Exception {
     try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {

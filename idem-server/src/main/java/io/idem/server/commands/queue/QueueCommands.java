@@ -56,6 +56,7 @@ public final class QueueCommands {
                 "queue.reserve",
                 -2,
                 doc("key [COUNT n] [LEASE duration] [BLOCK duration]", QueueHandlers::reserve))
+            .logFront(QueueBlockFront.INSTANCE)
             .flags(WRITE)
             .key()
             .build(),

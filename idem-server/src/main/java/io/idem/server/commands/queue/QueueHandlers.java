@@ -311,28 +311,13 @@ final class QueueHandlers {
    * or given back, or the time is up (nil); BLOCK 0 waits as long as it takes.
    */
   static Reply reserve(Call call) {
-    int count = 1;
-    long lease = DEFAULT_LEASE_MILLIS;
-    long block = -1;
-    for (int i = 2; i < call.argc(); i++) {
-      if (call.is(i, "COUNT") && i + 1 < call.argc()) {
-        Long c = Parse.longOrNull(call.arg(++i));
-        if (c == null || c < 1 || c > MAX_COUNT) {
-          throw CommandException.err("COUNT is an integer from 1 to " + MAX_COUNT);
-        }
-        count = c.intValue();
-      } else if (call.is(i, "LEASE") && i + 1 < call.argc()) {
-        lease = duration(call, ++i);
-      } else if (call.is(i, "BLOCK") && i + 1 < call.argc()) {
-        block = call.is(i + 1, "0") ? 0 : duration(call, i + 1);
-        i++;
-      } else {
-        throw new CommandException(Errors.SYNTAX);
-      }
-    }
-    if (block >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
-      throw CommandException.err("BLOCK is not supported on a cluster node with a log");
-    }
+    ReserveArgs a = ReserveArgs.parse(call);
+    int count = a.count();
+    long lease = a.lease();
+    // On a node with a log a blocked reserve waits in its front (QueueBlockFront), which writes
+    // only plain reserves: a BLOCK that reaches an applier came in a transaction, or from outside,
+    // and does not wait, as inside MULTI.
+    long block = call.session().isApplier() ? -1 : a.block();
     long seen = block < 0 ? 0 : call.engine().waits().seen(call.arg(1), null);
     Reserved r = tryReserve(call.engine(), call.arg(1), count, lease, () -> true);
     if (!r.jobs().isEmpty() || block < 0) {
@@ -363,6 +348,32 @@ final class QueueHandlers {
               return new Waits.Outcome.Deliver(
                   again.reply(), () -> giveBack(engine, key, again.jobs()));
             });
+  }
+
+  /** QUEUE.RESERVE's options: COUNT, LEASE in ms, BLOCK in ms (-1: none; 0: no limit). */
+  record ReserveArgs(int count, long lease, long block) {
+    static ReserveArgs parse(Call call) {
+      int count = 1;
+      long lease = DEFAULT_LEASE_MILLIS;
+      long block = -1;
+      for (int i = 2; i < call.argc(); i++) {
+        if (call.is(i, "COUNT") && i + 1 < call.argc()) {
+          Long c = Parse.longOrNull(call.arg(++i));
+          if (c == null || c < 1 || c > MAX_COUNT) {
+            throw CommandException.err("COUNT is an integer from 1 to " + MAX_COUNT);
+          }
+          count = c.intValue();
+        } else if (call.is(i, "LEASE") && i + 1 < call.argc()) {
+          lease = duration(call, ++i);
+        } else if (call.is(i, "BLOCK") && i + 1 < call.argc()) {
+          block = call.is(i + 1, "0") ? 0 : duration(call, i + 1);
+          i++;
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
+      }
+      return new ReserveArgs(count, lease, block);
+    }
   }
 
   /** Blocked reserves at once, on one server. */

@@ -157,6 +157,9 @@ class ClusterFaultTest {
     /** Acknowledged QUEUE.ADD job ids, by queue. */
     final Map<String, Set<String>> ackedJobs = new ConcurrentHashMap<>();
 
+    /** Acknowledged flows: queue + parent id to queue + its children's ids. */
+    final Map<String, List<String>> ackedFlows = new ConcurrentHashMap<>();
+
     /** Every delivery: queue + job id to the tokens it was handed out with. */
     final Map<String, List<Long>> deliveries = new ConcurrentHashMap<>();
 
@@ -290,6 +293,7 @@ class ClusterFaultTest {
             assertThat(t.isAlive()).as(t.getName() + " stopped").isFalse();
           }
           awaitAllLive();
+          unschedule(provider);
           drain(provider);
         }
         check();
@@ -321,6 +325,50 @@ class ClusterFaultTest {
             assertThat(s(conn.executeCommand(raw(c)))).as(String.join(" ", c)).isEqualTo("OK");
           }
         }
+        // A grouped queue whose groups lease at most two jobs at once, and a queue a schedule
+        // adds a run to every half second (every missed run caught up after a failover).
+        for (String[] c :
+            List.of(
+                new String[] {"QUEUE.CONFIG", "gq" + tag, "GROUP-CONCURRENCY", "2"},
+                new String[] {
+                  "QUEUE.SCHEDULE",
+                  "sq" + tag,
+                  "tick",
+                  "EVERY",
+                  "500ms",
+                  "ALIGN",
+                  "run",
+                  "ATTEMPTS",
+                  "1000",
+                  "MISSED",
+                  "ALL"
+                })) {
+          try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(c[1])))) {
+            assertThat(conn.executeCommand(raw(c))).as(String.join(" ", c)).isNotNull();
+          }
+        }
+      }
+    }
+
+    /** The queues the workers take jobs from, for a tag. */
+    static List<String> queues(String tag) {
+      return List.of("q" + tag, "gq" + tag, "fq" + tag, "sq" + tag);
+    }
+
+    /** After the load: the schedules stop, so that the queues can drain. */
+    void unschedule(ClusterConnectionProvider provider) throws InterruptedException {
+      for (int t = 0; t < TAGS; t++) {
+        String queue = "sq{t" + t + "}";
+        for (int attempt = 0; ; attempt++) {
+          try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(queue)))) {
+            conn.executeCommand(raw("QUEUE.UNSCHEDULE", queue, "tick"));
+            break;
+          } catch (RuntimeException e) {
+            assertThat(attempt).as("QUEUE.UNSCHEDULE %s: %s", queue, e).isLessThan(100);
+            Thread.sleep(200);
+            renew(provider);
+          }
+        }
       }
     }
 
@@ -342,7 +390,7 @@ class ClusterFaultTest {
     static Write next(long n, Random r) {
       String tag = "{t" + r.nextInt(TAGS) + "}";
       String id = Long.toString(n);
-      return switch (r.nextInt(14)) {
+      return switch (r.nextInt(16)) {
         case 0 ->
             new Write(new String[] {"BF.ADD", "bf" + tag, "i-" + id}, "bf", "bf" + tag, "i-" + id);
         case 1 ->
@@ -403,6 +451,51 @@ class ClusterFaultTest {
                 "queue",
                 "q" + tag,
                 "job-" + id);
+        case 14 ->
+            new Write(
+                new String[] {
+                  "QUEUE.ADD",
+                  "gq" + tag,
+                  "p-" + id,
+                  "ID",
+                  "job-" + id,
+                  "GROUP",
+                  "g" + n % 4,
+                  "ATTEMPTS",
+                  "1000",
+                  "BACKOFF",
+                  "FIXED",
+                  "20ms"
+                },
+                "queue",
+                "gq" + tag,
+                "job-" + id);
+        case 15 ->
+            new Write(
+                new String[] {
+                  "QUEUE.FLOW",
+                  "fq" + tag,
+                  "parent",
+                  "ID",
+                  "fp-" + id,
+                  "ATTEMPTS",
+                  "1000",
+                  "CHILD",
+                  "part",
+                  "ID",
+                  "fp-" + id + "-c0",
+                  "ATTEMPTS",
+                  "1000",
+                  "CHILD",
+                  "part",
+                  "ID",
+                  "fp-" + id + "-c1",
+                  "ATTEMPTS",
+                  "1000"
+                },
+                "flow",
+                "fq" + tag,
+                "fp-" + id);
         case 12 ->
             new Write(
                 new String[] {"CL.THROTTLE", "lim" + tag, "5", "20", "1", Long.toString(n % 3)},
@@ -429,6 +522,13 @@ class ClusterFaultTest {
       ackedWrites.add(signature(w.words()));
       if ("queue".equals(w.family())) {
         ackedJobs.computeIfAbsent(w.key(), k -> ConcurrentHashMap.newKeySet()).add(w.item());
+      } else if ("flow".equals(w.family())) {
+        Set<String> jobs = ackedJobs.computeIfAbsent(w.key(), k -> ConcurrentHashMap.newKeySet());
+        List<String> children = List.of(w.item() + "-c0", w.item() + "-c1");
+        jobs.add(w.item());
+        jobs.addAll(children);
+        ackedFlows.put(
+            w.key() + " " + w.item(), children.stream().map(c -> w.key() + " " + c).toList());
       } else if (w.family() != null) {
         ackedItems.computeIfAbsent(w.key(), k -> ConcurrentHashMap.newKeySet()).add(w.item());
       }
@@ -529,14 +629,19 @@ class ClusterFaultTest {
     /** One round over the queues; the jobs it saw. */
     int workOnce(ClusterConnectionProvider provider, Random r, long leaseMs, boolean misbehave) {
       int seen = 0;
-      for (int t = 0; t < TAGS; t++) {
-        String queue = "q{t" + t + "}";
+      for (int t = 0; t < TAGS * 4; t++) {
+        String queue = queues("{t" + t / 4 + "}").get(t % 4);
         List<?> jobs;
         try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(queue)))) {
-          jobs =
-              (List<?>)
-                  conn.executeCommand(
-                      raw("QUEUE.RESERVE", queue, "COUNT", "20", "LEASE", leaseMs + "ms"));
+          // The plain queue's reserves return at once; the others block a moment when empty
+          // (through the log on these nodes), as a worker's would.
+          String[] reserve =
+              t % 4 == 0
+                  ? new String[] {"QUEUE.RESERVE", queue, "COUNT", "20", "LEASE", leaseMs + "ms"}
+                  : new String[] {
+                    "QUEUE.RESERVE", queue, "COUNT", "20", "LEASE", leaseMs + "ms", "BLOCK", "20ms"
+                  };
+          jobs = (List<?>) conn.executeCommand(raw(reserve));
         } catch (RuntimeException e) {
           pause(100);
           renew(provider);
@@ -711,8 +816,8 @@ class ClusterFaultTest {
       while (System.nanoTime() < deadline) {
         workOnce(provider, r, 2000, false);
         boolean empty = true;
-        for (int t = 0; t < TAGS && empty; t++) {
-          String queue = "q{t" + t + "}";
+        for (int t = 0; t < TAGS * 4 && empty; t++) {
+          String queue = queues("{t" + t / 4 + "}").get(t % 4);
           try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(queue)))) {
             List<?> info = (List<?>) conn.executeCommand(raw("QUEUE.INFO", queue));
             for (int i = 1; i < info.size(); i += 2) {
@@ -733,8 +838,8 @@ class ClusterFaultTest {
         Thread.sleep(200);
       }
       StringBuilder left = new StringBuilder();
-      for (int t = 0; t < TAGS; t++) {
-        String queue = "q{t" + t + "}";
+      for (int t = 0; t < TAGS * 4; t++) {
+        String queue = queues("{t" + t / 4 + "}").get(t % 4);
         for (ClusterTopology.Node n : holders(queue)) {
           try (RespClient c = new RespClient(n.port())) {
             left.append(queue).append(" on ").append(n.name()).append(' ');
@@ -942,6 +1047,42 @@ class ClusterFaultTest {
               .as("a delivery of %s after its ack", d.getKey())
               .isLessThanOrEqualTo(d.getValue());
         }
+      }
+      // Flows: no parent ran before its children were done (a queue's tokens count up, so every
+      // delivery of a child precedes every delivery of its parent).
+      for (Map.Entry<String, List<String>> f : ackedFlows.entrySet()) {
+        long firstOfParent =
+            deliveries.getOrDefault(f.getKey(), List.of()).stream()
+                .mapToLong(Long::longValue)
+                .min()
+                .orElse(Long.MAX_VALUE);
+        for (String child : f.getValue()) {
+          for (long token : deliveries.getOrDefault(child, List.of())) {
+            assertThat(token)
+                .as("%s delivered after its parent %s ran", child, f.getKey())
+                .isLessThan(firstOfParent);
+          }
+        }
+      }
+      assertThat(ackedFlows).as("acknowledged flows").isNotEmpty();
+      // Schedules: the runs done are contiguous, every half second, across every failover.
+      Map<String, TreeSet<Long>> runs = new HashMap<>();
+      for (String name : deliveries.keySet()) {
+        if (name.startsWith("sq")) {
+          runs.computeIfAbsent(name.substring(0, name.indexOf(' ')), k -> new TreeSet<>())
+              .add(Long.parseLong(name.substring(name.lastIndexOf(':') + 1)));
+        }
+      }
+      assertThat(runs).as("queues with runs").hasSize(TAGS);
+      for (Map.Entry<String, TreeSet<Long>> q : runs.entrySet()) {
+        long expected = q.getValue().first();
+        for (long run : q.getValue()) {
+          assertThat(run)
+              .as("the next run of %s after %d", q.getKey(), expected - 500)
+              .isEqualTo(expected);
+          expected += 500;
+        }
+        assertThat(q.getValue()).as("runs of %s", q.getKey()).hasSizeGreaterThan(10);
       }
       Set<Long> tokens = new HashSet<>();
       for (Map.Entry<String, List<Long>> d : deliveries.entrySet()) {

@@ -334,8 +334,14 @@ public final class Waits implements AutoCloseable {
       w.next = null;
     }
     if (!w.reply.isDone() && wakeAt != Long.MAX_VALUE && wakeAt != Long.MIN_VALUE) {
-      long delay = Math.max(0, wakeAt - engine.now());
-      ScheduledFuture<?> next = timer().schedule(() -> attempt(w), delay, TimeUnit.MILLISECONDS);
+      // To the start of that millisecond, not a whole millisecond from now: the clock is in whole
+      // milliseconds, and a try a fraction late each time (a rate's next lease, say) adds up.
+      long delay =
+          Math.max(
+              0,
+              (wakeAt - engine.now()) * 1_000_000L
+                  - java.time.Instant.now().getNano() % 1_000_000L);
+      ScheduledFuture<?> next = timer().schedule(() -> attempt(w), delay, TimeUnit.NANOSECONDS);
       w.next = next;
       if (w.reply.isDone()) {
         next.cancel(false); // answered meanwhile: forget() may have read the one before

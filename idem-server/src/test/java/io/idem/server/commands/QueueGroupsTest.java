@@ -185,6 +185,34 @@ class QueueGroupsTest {
         .contains("\"rate\"=[(integer) 10, (integer) 1, (integer) 4]");
   }
 
+  /**
+   * Times are whole milliseconds: a rate above one a millisecond still leases its rate, a
+   * millisecond's worth at a time (one a millisecond would cap every rate at 1000 a second).
+   */
+  @Test
+  void aRateAboveOneAMillisecond_leasesItsRate() {
+    h.call("QUEUE.CONFIG", "q", "RATE", "2000", "1s");
+    add("t", 5000);
+    assertThat(reserve("QUEUE.RESERVE", "q", "COUNT", "100")).hasSize(2);
+    int leased = 0;
+    for (int ms = 1; ms <= 1000; ms++) {
+      clock.addAndGet(1);
+      List<String> got = reserve("QUEUE.RESERVE", "q", "COUNT", "100");
+      assertThat(got).as("at %d ms", ms).hasSize(2);
+      leased += got.size();
+    }
+    assertThat(leased).isEqualTo(2000);
+    h.call("QUEUE.CONFIG", "q", "RATE", "3000", "1s"); // an interval of 333,333 ns
+    clock.addAndGet(10);
+    int ten = 0;
+    for (int ms = 0; ms < 1000; ms++) {
+      clock.addAndGet(1);
+      ten += reserve("QUEUE.RESERVE", "q", "COUNT", "100").size();
+    }
+    // A second of it holds the rate, give or take a millisecond's worth (3) at its ends.
+    assertThat(ten).as("a second at 3000 a second").isBetween(2997, 3003);
+  }
+
   @Test
   void theQueuesOwnLimits_countEveryGroup() {
     h.call("QUEUE.CONFIG", "q", "RATE", "2", "1s", "CONCURRENCY", "3");

@@ -100,14 +100,33 @@ final class JobGroup {
 
   /**
    * The earliest time (ms) a rate lets one more through, given its TAT: the TAT less the burst's
-   * room plus one interval (GCRA's test for one request, solved for the time).
+   * room plus one interval (GCRA's test for one request, solved for the time), rounded up.
    */
   static long allowedAt(Gcra.Quota q, long tatNanos) {
     if (tatNanos < 0) {
       return Long.MIN_VALUE;
     }
-    long ns = tatNanos - q.toleranceNanos() + q.emissionNanos();
+    Gcra.Quota m = perMillisecond(q);
+    long ns = tatNanos - m.toleranceNanos() + m.emissionNanos();
     return Math.floorDiv(ns, 1_000_000L) + (Math.floorMod(ns, 1_000_000L) == 0 ? 0 : 1);
+  }
+
+  /**
+   * The rate as a queue decides it. Its times are whole milliseconds, so within one no time passes
+   * between two leases: a rate of more than one a millisecond gets room for a millisecond's worth
+   * more (2000 a second: two in a millisecond), or it would lease one a millisecond whatever it
+   * says. Over time the rate is the same.
+   */
+  static Gcra.Quota perMillisecond(Gcra.Quota q) {
+    long emission = q.emissionNanos();
+    if (emission >= 1_000_000L) {
+      return q;
+    }
+    try {
+      return new Gcra.Quota(q.maxBurst() + (999_999L / emission), q.count(), q.periodSeconds());
+    } catch (IllegalArgumentException e) {
+      return q; // a burst past the bounds: as given
+    }
   }
 
   /** Groups in one order, as a binary heap in an array: each group knows its place. */

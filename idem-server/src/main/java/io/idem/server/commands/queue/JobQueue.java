@@ -823,7 +823,8 @@ public final class JobQueue {
       if (concurrency > 0 && leasedCount >= concurrency) {
         break;
       }
-      Gcra.Decision queueRate = rate == null ? null : Gcra.decide(rate, rateTat, nowNanos, 1);
+      Gcra.Decision queueRate =
+          rate == null ? null : Gcra.decide(JobGroup.perMillisecond(rate), rateTat, nowNanos, 1);
       if (queueRate != null && queueRate.limited()) {
         break;
       }
@@ -832,7 +833,8 @@ public final class JobQueue {
         break;
       }
       Gcra.Quota own = rateOf(g);
-      Gcra.Decision groupRate = own == null ? null : Gcra.decide(own, g.tat, nowNanos, 1);
+      Gcra.Decision groupRate =
+          own == null ? null : Gcra.decide(JobGroup.perMillisecond(own), g.tat, nowNanos, 1);
       if (groupRate != null && groupRate.limited()) {
         eligible.remove(g);
         g.where = JobGroup.RATE_BLOCKED;

@@ -196,6 +196,7 @@ public final class QueueFeaturesBench {
     AtomicLong heavyDone = new AtomicLong();
     AtomicLong lightDone = new AtomicLong();
     AtomicLong heavyLeftAtLastLight = new AtomicLong(-1);
+    AtomicLong heavyAtFirstLight = new AtomicLong(-1);
     Histogram latency = new Histogram(3_600_000_000L, 3);
     long start = System.nanoTime();
     Thread adder =
@@ -222,6 +223,7 @@ public final class QueueFeaturesBench {
           while (heavyDone.get() + lightDone.get() < o.heavy + lightJobs) {
             for (String p : take(c, key, o.batch)) {
               if (p.startsWith("l ")) {
+                heavyAtFirstLight.compareAndSet(-1, heavyDone.get());
                 long added = Long.parseLong(p.substring(2));
                 synchronized (latency) {
                   latency.recordValue((System.nanoTime() - added) / 1000);
@@ -239,12 +241,19 @@ public final class QueueFeaturesBench {
     double seconds = (System.nanoTime() - start) / 1e9;
     System.out.printf(
         Locale.ROOT,
-        "| Idem: one queue, GROUP per tenant (fair groups) | %,.0f | %.1f | %.1f | %.1f | %,d |%n",
+        "| Idem: one queue, GROUP per tenant (fair groups) | %,.0f | %.2f | %.1f | %.1f | %.1f |"
+            + " %,d |%n",
         (o.heavy + lightJobs) / seconds,
+        share(lightJobs, o.heavy - heavyLeftAtLastLight.get() - heavyAtFirstLight.get()),
         latency.getValueAtPercentile(50) / 1000.0,
         latency.getValueAtPercentile(99) / 1000.0,
         latency.getMaxValue() / 1000.0,
         heavyLeftAtLastLight.get());
+  }
+
+  /** The light tenants' share of the jobs started from the first light one to the last. */
+  private static double share(long light, long heavy) {
+    return (double) light / (light + heavy);
   }
 
   public static void main(String[] args) throws Exception {

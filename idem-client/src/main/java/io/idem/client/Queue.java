@@ -688,12 +688,31 @@ public final class Queue {
    * block}, waits that long for one. Blocks this client's shared connection meanwhile.
    */
   public List<Event> events(long afterId, int count, @Nullable Duration block) {
+    return events(null, afterId, count, block);
+  }
+
+  /**
+   * The events after {@code afterId}, as they come: a publisher whose subscription reads them on a
+   * connection of its own, as many as requested, waiting for more when it has read all. A reader
+   * that falls behind the ring gets onError (the events it missed are gone).
+   */
+  public java.util.concurrent.Flow.Publisher<Event> eventFeed(long afterId) {
+    return new QueueEventFeed(client, this, afterId);
+  }
+
+  /** {@link #events} on {@code on}, or on the shared connection when null. */
+  List<Event> events(
+      io.lettuce.core.api.@Nullable StatefulRedisConnection<byte[], byte[]> on,
+      long afterId,
+      int count,
+      @Nullable Duration block) {
     CommandArgs<byte[], byte[]> args =
         IdemClient.args().addKey(keyBytes).add("FROM").add(afterId).add("COUNT").add(count);
     if (block != null) {
       args.add("BLOCK").add(millis(block) + "ms");
     }
-    List<Object> r = join(client.array(EVENTS, args));
+    List<Object> r =
+        join(on == null ? client.array(EVENTS, args) : IdemClient.array(on, EVENTS, args));
     List<Event> out = new ArrayList<>();
     if (r == null) {
       return out;

@@ -473,4 +473,51 @@ class QueueClientTest extends WithServer {
                         .child(b("dup"), AddOptions.defaults().id("x"))))
         .hasMessageContaining("job id x is taken");
   }
+
+  /** The event feed: as many events as requested, in order, then more as they come. */
+  @Test
+  void eventFeed_deliversWhatIsRequested_inOrder() throws Exception {
+    Queue q = client.queue("feed");
+    q.keepEvents(100);
+    java.util.concurrent.LinkedBlockingQueue<Queue.Event> got =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    Flow.Subscription[] sub = new Flow.Subscription[1];
+    q.eventFeed(0)
+        .subscribe(
+            new Flow.Subscriber<>() {
+              @Override
+              public void onSubscribe(Flow.Subscription s) {
+                sub[0] = s;
+                s.request(3);
+              }
+
+              @Override
+              public void onNext(Queue.Event e) {
+                got.add(e);
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onComplete() {}
+            });
+    for (int i = 0; i < 5; i++) {
+      q.add(b("e"), AddOptions.defaults().id("f" + i));
+    }
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(got.poll(10, TimeUnit.SECONDS).jobId());
+    }
+    assertThat(ids).containsExactly("f0", "f1", "f2");
+    assertThat(got.poll(1500, TimeUnit.MILLISECONDS)).as("nothing past the demand").isNull();
+    sub[0].request(10);
+    assertThat(got.poll(10, TimeUnit.SECONDS).jobId()).isEqualTo("f3");
+    assertThat(got.poll(10, TimeUnit.SECONDS).jobId()).isEqualTo("f4");
+    List<Job> leased = q.reserve(1, Duration.ofMinutes(1));
+    Queue.Event e = got.poll(10, TimeUnit.SECONDS);
+    assertThat(e.type()).isEqualTo("leased");
+    assertThat(e.jobId()).isEqualTo(leased.get(0).idText());
+    sub[0].cancel();
+  }
 }

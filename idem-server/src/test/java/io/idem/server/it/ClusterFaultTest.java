@@ -390,7 +390,7 @@ class ClusterFaultTest {
     static Write next(long n, Random r) {
       String tag = "{t" + r.nextInt(TAGS) + "}";
       String id = Long.toString(n);
-      return switch (r.nextInt(16)) {
+      return switch (r.nextInt(17)) {
         case 0 ->
             new Write(new String[] {"BF.ADD", "bf" + tag, "i-" + id}, "bf", "bf" + tag, "i-" + id);
         case 1 ->
@@ -496,6 +496,12 @@ class ClusterFaultTest {
                 "flow",
                 "fq" + tag,
                 "fp-" + id);
+        case 16 ->
+            new Write(
+                new String[] {"COUNTER.ALLOW", "allow" + tag, "*", "u" + n % 5, "50", "1m"},
+                null,
+                null,
+                null);
         case 12 ->
             new Write(
                 new String[] {"CL.THROTTLE", "lim" + tag, "5", "20", "1", Long.toString(n % 3)},

@@ -171,16 +171,20 @@ final class SketchWorkloads {
   /**
    * COUNTER.INCRBY and DISTINCT.ADD at the server's time. Each windowed count after a restart lies
    * between the acknowledged and the sent increments; each acknowledged distinct member added again
-   * raises nothing.
+   * raises nothing. COUNTER.ALLOW under a limit of 200 a day: after a restart its count holds every
+   * acknowledged allowance, and never more than the limit.
    */
   static final class Windows extends CrashWorkload {
     private final Tally counters = new Tally(ITEMS);
     private final Acked members = new Acked();
     private final long time = System.currentTimeMillis(); // one bucket: an add again is a no-op
     private int n;
+    private long allowed;
+
+    static final int ALLOW_LIMIT = 200;
 
     Windows() {
-      super("COUNTER.INCRBY, DISTINCT.ADD");
+      super("COUNTER.INCRBY, DISTINCT.ADD, COUNTER.ALLOW");
     }
 
     @Override
@@ -207,6 +211,7 @@ final class SketchWorkloads {
         d.add(member);
       }
       c.send(words(d));
+      c.send("COUNTER.ALLOW", "wa", "*", "a", Integer.toString(ALLOW_LIMIT), "1d");
       c.flush();
       assertThat(c.read()).as("resolutions counting the event").isEqualTo(2L);
       for (int j = 0; j < ITEMS; j++) {
@@ -214,7 +219,11 @@ final class SketchWorkloads {
       }
       assertThat(c.read()).as("DISTINCT.ADD").isInstanceOf(Long.class);
       members.items.addAll(added);
-      acknowledged += 2;
+      List<?> allow = list(c.read(), "COUNTER.ALLOW");
+      if (Long.valueOf(1).equals(allow.get(0))) {
+        allowed++;
+      }
+      acknowledged += 3;
     }
 
     @Override
@@ -228,6 +237,14 @@ final class SketchWorkloads {
         long count = (Long) ((List<?>) sums.get(j)).getFirst();
         counters.check(j, count, "COUNTER.QUERY w" + j);
       }
+      long allowCount =
+          (Long)
+              ((List<?>) list(c.call("COUNTER.QUERY", "wa", "*", "1d", "NAMES", "a"), "wa").get(0))
+                  .getFirst();
+      assertThat(allowCount)
+          .as("COUNTER.ALLOW's count: every acknowledged allowance, never over the limit")
+          .isBetween(allowed, (long) ALLOW_LIMIT);
+      allowed = allowCount;
       List<String> again = members.toCheck(random);
       for (int from = 0; from < again.size(); from += 64) {
         List<String> chunk = again.subList(from, Math.min(again.size(), from + 64));

@@ -61,11 +61,7 @@ final class QueueFlows {
           parent = indexOf(options, QueueHandlers.id(call, i + 1));
           i += 2;
         } else {
-          int after = o.parseOne(call, i);
-          if (after < 0) {
-            throw new CommandException(Errors.SYNTAX);
-          }
-          i = after;
+          i = o.parseOneOrRefuse(call, i);
         }
       }
       options.add(o.check());

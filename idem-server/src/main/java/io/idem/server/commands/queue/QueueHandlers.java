@@ -116,16 +116,21 @@ final class QueueHandlers {
       while (i < call.argc() && !(bulk && call.is(i, "JOB"))) {
         gaveDelay |= call.is(i, "DELAY");
         gaveAt |= call.is(i, "AT");
-        int after = parseOne(call, i);
-        if (after < 0) {
-          throw new CommandException(Errors.SYNTAX);
-        }
-        i = after;
+        i = parseOneOrRefuse(call, i);
       }
       if (gaveDelay && gaveAt) {
         throw CommandException.err("DELAY and AT cannot be given together");
       }
       return i;
+    }
+
+    /** Reads the option at word {@code i}; the index after it. A syntax error if it is not one. */
+    int parseOneOrRefuse(Call call, int i) {
+      int after = parseOne(call, i);
+      if (after < 0) {
+        throw new CommandException(Errors.SYNTAX);
+      }
+      return after;
     }
 
     /** Reads the option at word {@code i}; the index after it, or -1 if it is not one. */

@@ -110,11 +110,7 @@ final class QueueSchedules {
         limit = positive(call, i + 1, "LIMIT", Long.MAX_VALUE - 1);
         i += 2;
       } else {
-        int after = job.parseOne(call, i);
-        if (after < 0) {
-          throw new CommandException(Errors.SYNTAX);
-        }
-        i = after;
+        i = job.parseOneOrRefuse(call, i);
       }
     }
     if (job.id != null || job.delay != 0 || job.at != null) {

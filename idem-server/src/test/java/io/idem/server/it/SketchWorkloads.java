@@ -171,7 +171,7 @@ final class SketchWorkloads {
   /**
    * COUNTER.INCRBY and DISTINCT.ADD at the server's time. Each windowed count after a restart lies
    * between the acknowledged and the sent increments; each acknowledged distinct member added again
-   * raises nothing. COUNTER.ALLOW under a limit of 200 a day: after a restart its count holds every
+   * raises nothing. COUNTER.ALLOW under a limit of 20 a day: after a restart its count holds every
    * acknowledged allowance, and never more than the limit.
    */
   static final class Windows extends CrashWorkload {
@@ -181,7 +181,7 @@ final class SketchWorkloads {
     private int n;
     private long allowed;
 
-    static final int ALLOW_LIMIT = 200;
+    static final int ALLOW_LIMIT = 20;
 
     Windows() {
       super("COUNTER.INCRBY, DISTINCT.ADD, COUNTER.ALLOW");

@@ -68,7 +68,7 @@ node_side() {
   echo
   echo "Grouped queue: $heavy jobs of one tenant, then $light of each of $((tenants - 1)) others"
   echo
-  echo "| side | jobs/s | light tenants' share of the starts while they had jobs (fair: $(awk "BEGIN {printf \"%.2f\", ($tenants - 1) / $tenants}")) | light tenants' add→start p50 ms | p99 ms | max ms | heavy jobs still waiting at the last light start |"
+  echo "| side | jobs/s | light tenants' share of the 1,000 starts after they all queued (fair: $(awk "BEGIN {printf \"%.2f\", ($tenants - 1) / $tenants}")) | light tenants' add→start p50 ms | p99 ms | max ms | heavy jobs still waiting at the last light start |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
   java_side grouped
   node_side grouped

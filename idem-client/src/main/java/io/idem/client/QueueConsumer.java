@@ -9,11 +9,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -154,14 +152,10 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
     s.start();
   }
 
-  private final class Subscription implements Flow.Subscription {
-    private final Flow.Subscriber<? super Delivery> subscriber;
-    private final AtomicLong demand = new AtomicLong();
-    private final Semaphore wake = new Semaphore(0);
+  private final class Subscription extends DemandSubscription<Delivery> {
     private final ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().name("idem-lease-keeper").daemon().unstarted(r));
-    private volatile boolean cancelled;
     private Thread loop;
 
     /** Deliveries not settled yet: the lease keeper runs until the loop ended and these did. */
@@ -170,28 +164,11 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
     private volatile boolean loopDone;
 
     Subscription(Flow.Subscriber<? super Delivery> subscriber) {
-      this.subscriber = subscriber;
+      super(subscriber);
     }
 
     void start() {
       loop = Thread.ofPlatform().name("idem-consumer-" + queue.key()).daemon().start(this::run);
-    }
-
-    @Override
-    public void request(long n) {
-      if (n <= 0) {
-        cancel();
-        subscriber.onError(new IllegalArgumentException("request " + n + ": §3.9 wants n > 0"));
-        return;
-      }
-      demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
-      wake.release();
-    }
-
-    @Override
-    public void cancel() {
-      cancelled = true;
-      wake.release();
     }
 
     /** Waits for the loop to end after a cancel: its blocked reserve returns within BLOCK. */
@@ -205,9 +182,8 @@ public final class QueueConsumer implements Flow.Publisher<QueueConsumer.Deliver
       }
       try (StatefulRedisConnection<byte[], byte[]> own = client.newConnection()) {
         while (!cancelled) {
-          long want = demand.get();
+          long want = awaitDemand();
           if (want == 0) {
-            wake.tryAcquire(200, TimeUnit.MILLISECONDS);
             continue;
           }
           int count = (int) Math.min(batch, want);

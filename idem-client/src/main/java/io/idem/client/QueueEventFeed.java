@@ -3,9 +3,6 @@ package io.idem.client;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.concurrent.Flow;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@link Queue#eventFeed}: a queue's events as a {@link Flow.Publisher}. Each subscription reads
@@ -33,40 +30,17 @@ final class QueueEventFeed implements Flow.Publisher<Queue.Event> {
     Thread.ofPlatform().name("idem-events-" + queue.key()).daemon().start(s::run);
   }
 
-  private final class Subscription implements Flow.Subscription {
-    private final Flow.Subscriber<? super Queue.Event> subscriber;
-    private final AtomicLong demand = new AtomicLong();
-    private final Semaphore wake = new Semaphore(0);
-    private volatile boolean cancelled;
-
+  private final class Subscription extends DemandSubscription<Queue.Event> {
     Subscription(Flow.Subscriber<? super Queue.Event> subscriber) {
-      this.subscriber = subscriber;
-    }
-
-    @Override
-    public void request(long n) {
-      if (n <= 0) {
-        cancel();
-        subscriber.onError(new IllegalArgumentException("request " + n + ": §3.9 wants n > 0"));
-        return;
-      }
-      demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
-      wake.release();
-    }
-
-    @Override
-    public void cancel() {
-      cancelled = true;
-      wake.release();
+      super(subscriber);
     }
 
     void run() {
       long last = afterId;
       try (StatefulRedisConnection<byte[], byte[]> own = client.newConnection()) {
         while (!cancelled) {
-          long want = demand.get();
+          long want = awaitDemand();
           if (want == 0) {
-            wake.tryAcquire(200, TimeUnit.MILLISECONDS);
             continue;
           }
           for (Queue.Event e : queue.events(own, last, (int) Math.min(want, 1000), BLOCK)) {

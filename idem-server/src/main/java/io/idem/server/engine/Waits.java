@@ -336,11 +336,9 @@ public final class Waits implements AutoCloseable {
     if (!w.reply.isDone() && wakeAt != Long.MAX_VALUE && wakeAt != Long.MIN_VALUE) {
       // To the start of that millisecond, not a whole millisecond from now: the clock is in whole
       // milliseconds, and a try a fraction late each time (a rate's next lease, say) adds up.
+      long millis = Math.min(Math.max(0, wakeAt - engine.now()), Long.MAX_VALUE / 2_000_000L);
       long delay =
-          Math.max(
-              0,
-              (wakeAt - engine.now()) * 1_000_000L
-                  - java.time.Instant.now().getNano() % 1_000_000L);
+          Math.max(0, millis * 1_000_000L - java.time.Instant.now().getNano() % 1_000_000L);
       ScheduledFuture<?> next = timer().schedule(() -> attempt(w), delay, TimeUnit.NANOSECONDS);
       w.next = next;
       if (w.reply.isDone()) {

@@ -48,6 +48,26 @@ class QueueCommandsTest {
     return new String(((Reply.Bulk) r).bytes(), java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /**
+   * A job added without an id is numbered, and skips a number an explicit id holds (a job's, or a
+   * unique job's window after its ack): two jobs never share an id.
+   */
+  @Test
+  void anExplicitNumericId_isNeverAlsoAnAutomaticOne() {
+    assertThat(show("QUEUE.ADD", "q", "x", "ID", "3")).isEqualTo("[\"new\", \"3\", \"waiting\"]");
+    assertThat(show("QUEUE.ADD", "q", "x", "ID", "4", "UNIQUE", "1h"))
+        .isEqualTo("[\"new\", \"4\", \"waiting\"]");
+    assertThat(reserve("QUEUE.RESERVE", "q", "COUNT", "2")).containsExactly("3 x 1", "4 x 1");
+    assertThat(show("QUEUE.ACK", "q", "4", token("4"))).isEqualTo("(integer) 1");
+    // The next numbers are 3 (a job holds it) and 4 (its unique window does): skipped.
+    List<String> auto = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      auto.add(text(((Reply.Array) h.call("QUEUE.ADD", "q", "auto")).items().get(1)));
+    }
+    assertThat(auto).containsExactly("5", "6");
+    assertThat(show("QUEUE.JOB", "q", "3")).contains("\"payload\"=\"x\"");
+  }
+
   @Test
   void jobsGoOutDueAndByPriority_leasedToOne_andAckedOnce() {
     assertThat(show("QUEUE.ADD", "q", "later", "DELAY", "10s")).contains("new").contains("1");

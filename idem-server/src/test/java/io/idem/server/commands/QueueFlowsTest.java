@@ -286,6 +286,16 @@ class QueueFlowsTest {
     assertThat(show(big.toArray(String[]::new))).contains("at most 10000 jobs a flow");
   }
 
+  /** A flow's numbered jobs skip the ids its own later jobs give. */
+  @Test
+  void aFlowsNumberedJobs_skipItsOwnExplicitIds() {
+    assertThat(show("QUEUE.FLOW", "q", "root", "CHILD", "c", "ID", "1", "CHILD", "d", "ID", "3"))
+        .isEqualTo(
+            "[[\"new\", \"2\", \"waiting-children\"], [\"new\", \"1\", \"waiting\"],"
+                + " [\"new\", \"3\", \"waiting\"]]");
+    assertThat(show("QUEUE.CHILDREN", "q", "2")).startsWith("[[\"1\", \"ready\"");
+  }
+
   /** Flows replay from the log, and from a snapshot plus the rest, byte for byte. */
   @Test
   void flows_replayFromTheLog_andFromASnapshot() throws IOException {

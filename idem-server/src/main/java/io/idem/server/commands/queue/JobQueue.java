@@ -194,6 +194,11 @@ public final class JobQueue {
       return spec;
     }
 
+    /** Its id as a job number, or 0 if it reads as none ({@link JobQueue#numeric}). */
+    long numericId() {
+      return idLength < 0 ? seq : numeric(data, 0, idLength);
+    }
+
     /** Whether {@code id} is this job's id, made of no new array. */
     boolean idEquals(byte[] id) {
       return idLength < 0 ? isDecimal(id, seq) : Arrays.equals(data, 0, idLength, id, 0, id.length);
@@ -561,6 +566,44 @@ public final class JobQueue {
   /** The options of the last job added with options of its own: the next like it shares them. */
   private Spec lastSpec = Spec.DEFAULT;
 
+  /**
+   * The largest id given explicitly that reads as a job's number (0: none): a job added without an
+   * id takes the next number whose decimal no job, unique window or flow in making holds, so an
+   * explicit "7" and the seventh job never share an id. Derived again on a restore.
+   */
+  private long maxNumericId;
+
+  /** The next job number free as an id (checked only below the largest explicit numeric id). */
+  private long nextAutoSeq(java.util.@Nullable Set<Id> reserved) {
+    long seq = nextSeq++;
+    while (seq <= maxNumericId) {
+      byte[] dec = Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      Id k = new Id(dec);
+      if (byId.get(dec) == null
+          && !doneUntil.containsKey(k)
+          && (reserved == null || !reserved.contains(k))) {
+        break;
+      }
+      seq = nextSeq++;
+    }
+    return seq;
+  }
+
+  /** The bytes as a job number (a positive decimal, no leading 0, at most 18 digits), or 0. */
+  static long numeric(byte[] b, int from, int to) {
+    if (to - from < 1 || to - from > 18 || b[from] == '0') {
+      return 0;
+    }
+    long v = 0;
+    for (int i = from; i < to; i++) {
+      if (b[i] < '0' || b[i] > '9') {
+        return 0;
+      }
+      v = v * 10 + (b[i] - '0');
+    }
+    return v;
+  }
+
   /** Options to add a job with: one shared instance for jobs added alike in a row. */
   Spec spec(int maxAttempts, Backoff backoff, long uniqueMillis) {
     Spec s = new Spec(maxAttempts, backoff, uniqueMillis);
@@ -606,6 +649,20 @@ public final class JobQueue {
       Backoff backoff,
       long uniqueMillis,
       byte @Nullable [] group) {
+    return add(now, id, payload, priority, due, maxAttempts, backoff, uniqueMillis, group, null);
+  }
+
+  private Added add(
+      long now,
+      byte @Nullable [] id,
+      byte[] payload,
+      int priority,
+      long due,
+      int maxAttempts,
+      Backoff backoff,
+      long uniqueMillis,
+      byte @Nullable [] group,
+      java.util.@Nullable Set<Id> reserved) {
     dropDoneIds(now);
     if (id != null) {
       Job holder = byId.get(id);
@@ -615,8 +672,9 @@ public final class JobQueue {
       if (doneUntil.containsKey(new Id(id))) {
         return new Added(false, id, null);
       }
+      maxNumericId = Math.max(maxNumericId, numeric(id, 0, id.length));
     }
-    long seq = nextSeq++;
+    long seq = id != null ? nextSeq++ : nextAutoSeq(reserved);
     byte[] jobId =
         id != null ? id : Long.toString(seq).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     Job j = new Job(seq, jobId, payload, priority, due, spec(maxAttempts, backoff, uniqueMillis));
@@ -658,6 +716,10 @@ public final class JobQueue {
         return new FlowAdded(List.of(), f.id());
       }
     }
+    for (Id k : seen) {
+      // The flow's own ids are taken before any of its jobs numbers itself.
+      maxNumericId = Math.max(maxNumericId, numeric(k.bytes(), 0, k.bytes().length));
+    }
     List<Job> added = new ArrayList<>(jobs.size());
     List<byte[]> ids = new ArrayList<>(jobs.size());
     for (int i = 0; i < jobs.size(); i++) {
@@ -672,7 +734,8 @@ public final class JobQueue {
                   f.maxAttempts(),
                   f.backoff(),
                   f.uniqueMillis(),
-                  f.group())
+                  f.group(),
+                  seen)
               .id();
       Job j = byId.get(id);
       memory -= j.memory();
@@ -1436,6 +1499,7 @@ public final class JobQueue {
    * #restoreDeadOrder}.
    */
   void restore(Job j) {
+    maxNumericId = Math.max(maxNumericId, j.numericId());
     j.group = defaultGroup;
     defaultGroup.jobs++;
     if (j.state() == State.LEASED) {
@@ -1509,6 +1573,7 @@ public final class JobQueue {
   }
 
   void restoreDone(byte[] id, long until) {
+    maxNumericId = Math.max(maxNumericId, numeric(id, 0, id.length));
     Id k = new Id(id);
     if (doneUntil.put(k, until) == null) {
       doneOrder.add(new DoneId(until, k));

@@ -67,6 +67,16 @@ public final class Config {
     c.define(integer("maxclients", 10000, 1, 1_000_000, true, "connections accepted at once"));
     c.define(integer("timeout", 0, 0, Integer.MAX_VALUE, true, "idle seconds before close; 0 off"));
     c.define(
+        integer(
+            "slowlog-log-slower-than",
+            10_000,
+            -1,
+            Long.MAX_VALUE,
+            true,
+            "microseconds a command must take for SLOWLOG to keep it; -1 none, 0 every one"));
+    c.define(
+        integer("slowlog-max-len", 128, 0, 100_000, true, "entries SLOWLOG keeps, the newest"));
+    c.define(
         bytes(
             "maxmemory",
             defaultMaxMemory(),

@@ -26,6 +26,12 @@ public final class Dispatcher {
 
   public Dispatcher(ServerContext server) {
     this.server = server;
+    Config config = server.config();
+    SlowLog slow = server.stats().slowLog;
+    slow.slowerThan(config.getLong("slowlog-log-slower-than"));
+    slow.maxLen(config.getInt("slowlog-max-len"));
+    config.onChange("slowlog-log-slower-than", v -> slow.slowerThan(Long.parseLong(v)));
+    config.onChange("slowlog-max-len", v -> slow.maxLen(Integer.parseInt(v)));
   }
 
   /** What runs at once inside MULTI; every other command is queued for EXEC. */
@@ -264,11 +270,13 @@ public final class Dispatcher {
       // durable, and reads answer from memory as it is (docs/durability.md).
       session.requireDurable(server.engine().journal().lastSeq());
     }
-    count(cs, reply, start);
+    long micros = count(cs, reply, start);
+    server.stats().slowLog.maybeLog(micros, command, session);
     return reply;
   }
 
-  private void count(Stats.CommandStats cs, Reply reply, long startNanos) {
+  /** Counts a call and its time; the time in microseconds. */
+  private long count(Stats.CommandStats cs, Reply reply, long startNanos) {
     long micros = (System.nanoTime() - startNanos) / 1000;
     cs.calls.increment();
     cs.micros.add(micros);
@@ -277,6 +285,7 @@ public final class Dispatcher {
       cs.failed.increment();
       server.stats().errorReplies.increment();
     }
+    return micros;
   }
 
   /**

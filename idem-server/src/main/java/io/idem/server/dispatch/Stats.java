@@ -20,6 +20,9 @@ public final class Stats {
     public final Histogram latencyMicros = new ConcurrentHistogram(3_600_000_000L, 2);
   }
 
+  /** SLOWLOG's entries. */
+  public final SlowLog slowLog = new SlowLog();
+
   public final LongAdder commandsProcessed = new LongAdder();
   public final LongAdder connectionsReceived = new LongAdder();
   public final LongAdder rejectedConnections = new LongAdder();

@@ -77,6 +77,14 @@ public final class Config {
     c.define(
         integer("slowlog-max-len", 128, 0, 100_000, true, "entries SLOWLOG keeps, the newest"));
     c.define(
+        integer(
+            "latency-monitor-threshold",
+            0,
+            0,
+            Long.MAX_VALUE,
+            true,
+            "milliseconds an event must take for LATENCY to sample it; 0 off"));
+    c.define(
         bytes(
             "maxmemory",
             defaultMaxMemory(),

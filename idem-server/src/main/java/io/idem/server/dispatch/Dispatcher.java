@@ -32,6 +32,9 @@ public final class Dispatcher {
     slow.maxLen(config.getInt("slowlog-max-len"));
     config.onChange("slowlog-log-slower-than", v -> slow.slowerThan(Long.parseLong(v)));
     config.onChange("slowlog-max-len", v -> slow.maxLen(Integer.parseInt(v)));
+    LatencyMonitor latency = server.stats().latency;
+    latency.threshold(config.getLong("latency-monitor-threshold"));
+    config.onChange("latency-monitor-threshold", v -> latency.threshold(Long.parseLong(v)));
   }
 
   /** What runs at once inside MULTI; every other command is queued for EXEC. */
@@ -272,6 +275,10 @@ public final class Dispatcher {
     }
     long micros = count(cs, reply, start);
     server.stats().slowLog.maybeLog(micros, command, session);
+    server
+        .stats()
+        .latency
+        .record(spec.has(CommandSpec.Flag.FAST) ? "fast-command" : "command", micros / 1000);
     return reply;
   }
 

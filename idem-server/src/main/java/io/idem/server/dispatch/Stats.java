@@ -23,6 +23,9 @@ public final class Stats {
   /** SLOWLOG's entries. */
   public final SlowLog slowLog = new SlowLog();
 
+  /** LATENCY's events. */
+  public final LatencyMonitor latency = new LatencyMonitor();
+
   public final LongAdder commandsProcessed = new LongAdder();
   public final LongAdder connectionsReceived = new LongAdder();
   public final LongAdder rejectedConnections = new LongAdder();

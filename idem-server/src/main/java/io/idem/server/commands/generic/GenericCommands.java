@@ -211,6 +211,7 @@ public final class GenericCommands {
         command("info", -1, doc("[section...]", Info::info)).flags(LOADING, STALE).build(),
         command("config", -2, CONFIG).build(),
         command("slowlog", -2, SlowLogCommands.SLOWLOG).build(),
+        command("latency", -2, LatencyCommands.LATENCY).build(),
         command("save", 1, ServerAdmin::save).flags(ADMIN).build(),
         command("bgsave", -1, doc("[SCHEDULE]", ServerAdmin::bgSave)).flags(ADMIN).build(),
         command("checkpoint", -1, doc("[name]", ServerAdmin::checkpoint))

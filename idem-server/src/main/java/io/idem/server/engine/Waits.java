@@ -302,20 +302,21 @@ public final class Waits implements AutoCloseable {
     }
   }
 
-  /** Keys with a submitted try out, so that one waiter at a time writes for a key. */
+  /** Keys (and items) with a submitted try out, so that one waiter at a time writes for one. */
   private final Set<At> flights = ConcurrentHashMap.newKeySet();
 
   /**
-   * Whether a try may submit a write for {@code key} now: one at a time, so a wake of many waiters
-   * sends one write, not one each. The caller ends its flight with {@link #endFlight}.
+   * Whether a try may submit a write for {@code key} (and {@code sub}, an item in it, or null) now:
+   * one at a time, so a wake of many waiters sends one write, not one each. The caller ends its
+   * flight with {@link #endFlight}.
    */
-  public boolean startFlight(byte[] key) {
-    return flights.add(at(key.clone(), NONE));
+  public boolean startFlight(byte[] key, byte @Nullable [] sub) {
+    return flights.add(at(key.clone(), sub == null ? NONE : sub.clone()));
   }
 
-  /** Ends a flight: the other waiters at {@code key} try again (uncounted: no new state). */
-  public void endFlight(byte[] key) {
-    At at = at(key, NONE);
+  /** Ends a flight: the other waiters there try again (uncounted: no new state). */
+  public void endFlight(byte[] key, byte @Nullable [] sub) {
+    At at = at(key, sub == null ? NONE : sub);
     flights.remove(at);
     Set<Waiter> set = waiting.get(at);
     if (set != null) {

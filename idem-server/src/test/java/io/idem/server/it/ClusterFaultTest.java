@@ -708,9 +708,17 @@ class ClusterFaultTest {
         String id = "req-" + request;
         String name = table + " " + id;
         List<?> begun;
-        String[] begin = {
+        String[] plain = {
           "IDEMKEY.BEGIN", table, id, "FINGERPRINT", "fp-" + request, "LEASE", "2000ms"
         };
+        // Half the retries wait for the first caller, on their node, which writes the plain begin
+        // to the log.
+        String[] begin =
+            request < n && r.nextBoolean()
+                ? java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(plain), java.util.stream.Stream.of("WAIT", "1s"))
+                    .toArray(String[]::new)
+                : plain;
         try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(table)))) {
           begun = (List<?>) conn.executeCommand(raw(begin));
         } catch (RuntimeException e) {
@@ -723,7 +731,7 @@ class ClusterFaultTest {
           case "started" -> {
             long token = (Long) begun.get(1);
             acked.incrementAndGet();
-            ackedWrites.add(signature(begin));
+            ackedWrites.add(signature(plain));
             idemTokens
                 .computeIfAbsent(
                     name, k -> java.util.Collections.synchronizedList(new ArrayList<>()))

@@ -649,13 +649,19 @@ class ClusterLogTest {
   /** A blocked reserve on its own connection, in a thread: its reply, or the error it met. */
   private static java.util.concurrent.CompletableFuture<Object> blockedReserve(
       int port, String key, String block) {
+    return inBackground(port, "QUEUE.RESERVE", key, "LEASE", "1h", "BLOCK", block);
+  }
+
+  /** A command's reply, called on a connection of its own in a thread of its own. */
+  private static java.util.concurrent.CompletableFuture<Object> inBackground(
+      int port, String... command) {
     java.util.concurrent.CompletableFuture<Object> out =
         new java.util.concurrent.CompletableFuture<>();
     Thread.ofPlatform()
         .start(
             () -> {
               try (RespClient c = new RespClient(port)) {
-                out.complete(c.call("QUEUE.RESERVE", key, "LEASE", "1h", "BLOCK", block));
+                out.complete(c.call(command));
               } catch (Throwable t) {
                 out.completeExceptionally(t);
               }
@@ -732,6 +738,116 @@ class ClusterLogTest {
         assertThat(leasedOne(got)[0]).isEqualTo("l1");
       }
     }
+  }
+
+  /**
+   * IDEMKEY.BEGIN ... WAIT on nodes with a log: a begin waits on its node for a key held through
+   * another node, and answers done with the first caller's result, started when the lease runs out
+   * (under a token the log gave once), in_progress at its timeout; of ten waiters on two nodes for
+   * an abandoned key one takes it over and the nine others get its result; a waiter whose client
+   * went away leaves the key to the next retry.
+   */
+  @Test
+  void waitingBegins_waitOnTheirNode_andOneCallerTakesEachKey() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      try (ServerHarness a = replica(broker, "a", ports);
+          ServerHarness b = replica(broker, "b", ports);
+          RespClient ca = new RespClient(ports[0]);
+          RespClient cb = new RespClient(ports[1])) {
+        awaitInfo(ca, "cluster_live_nodes", "a,b");
+        assertThat(ca.call("IDEMKEY.RESERVE", "ik", "1d")).isEqualTo("OK");
+        long t1 = begun(ca.call("IDEMKEY.BEGIN", "ik", "k1", "LEASE", "1h"));
+        var w1 = inBackground(ports[1], "IDEMKEY.BEGIN", "ik", "k1", "WAIT", "20s");
+        Thread.sleep(300);
+        assertThat(w1).isNotDone();
+        assertThat(ca.call("IDEMKEY.COMPLETE", "ik", "k1", Long.toString(t1), "r1")).isEqualTo(1L);
+        assertThat(render(w1.get(20, java.util.concurrent.TimeUnit.SECONDS)))
+            .isEqualTo("[done, r1]");
+
+        // A lease that runs out: the waiter takes the key over, under a new token the log holds.
+        long t2 = begun(ca.call("IDEMKEY.BEGIN", "ik", "k2", "LEASE", "500ms"));
+        Object over =
+            inBackground(ports[1], "IDEMKEY.BEGIN", "ik", "k2", "LEASE", "1h", "WAIT", "20s")
+                .get(20, java.util.concurrent.TimeUnit.SECONDS);
+        long t2b = begun(over);
+        assertThat(t2b).isNotEqualTo(t2);
+        eventually(ca, 0L, "IDEMKEY.COMPLETE", "ik", "k2", Long.toString(t2), "late");
+        assertThat(ca.call("IDEMKEY.COMPLETE", "ik", "k2", Long.toString(t2b), "r2")).isEqualTo(1L);
+
+        begun(ca.call("IDEMKEY.BEGIN", "ik", "k3", "LEASE", "1h"));
+        Object timedOut = cb.call("IDEMKEY.BEGIN", "ik", "k3", "WAIT", "300ms");
+        assertThat(RespClient.text(((List<?>) timedOut).get(0))).isEqualTo("in_progress");
+        assertThat((Long) ((List<?>) timedOut).get(1)).isPositive();
+
+        // Ten waiters on two nodes, the holder abandons: one takes over, the others wait on.
+        long t4 = begun(ca.call("IDEMKEY.BEGIN", "ik", "k4", "LEASE", "1h"));
+        List<java.util.concurrent.CompletableFuture<Object>> waiters = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          waiters.add(
+              inBackground(
+                  ports[i % 2], "IDEMKEY.BEGIN", "ik", "k4", "LEASE", "1h", "WAIT", "30s"));
+        }
+        Thread.sleep(500);
+        assertThat(cb.call("IDEMKEY.ABANDON", "ik", "k4", Long.toString(t4))).isEqualTo(1L);
+        java.util.concurrent.CompletableFuture<Object> winner =
+            java.util.concurrent.CompletableFuture.anyOf(
+                waiters.toArray(java.util.concurrent.CompletableFuture[]::new));
+        long t4b = begun(winner.get(20, java.util.concurrent.TimeUnit.SECONDS));
+        Thread.sleep(300);
+        assertThat(waiters.stream().filter(java.util.concurrent.CompletableFuture::isDone))
+            .as("one waiter took the key over")
+            .hasSize(1);
+        assertThat(cb.call("IDEMKEY.COMPLETE", "ik", "k4", Long.toString(t4b), "r4")).isEqualTo(1L);
+        for (var w : waiters) {
+          Object r = w.get(20, java.util.concurrent.TimeUnit.SECONDS);
+          if (!RespClient.text(((List<?>) r).get(0)).equals("started")) {
+            assertThat(render(r)).isEqualTo("[done, r4]");
+          }
+        }
+
+        // A waiter whose client goes away: a key its record took over is abandoned again.
+        long t5 = begun(ca.call("IDEMKEY.BEGIN", "ik", "k5", "LEASE", "1h"));
+        try (RespClient gone = new RespClient(ports[0])) {
+          gone.send("IDEMKEY.BEGIN", "ik", "k5", "LEASE", "1h", "WAIT", "30s");
+          gone.flush();
+          Thread.sleep(300);
+        }
+        Thread.sleep(200);
+        assertThat(cb.call("IDEMKEY.ABANDON", "ik", "k5", Long.toString(t5))).isEqualTo(1L);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Object got = cb.call("IDEMKEY.BEGIN", "ik", "k5", "LEASE", "1h");
+        while (!RespClient.text(((List<?>) got).get(0)).equals("started")
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+          got = cb.call("IDEMKEY.BEGIN", "ik", "k5", "LEASE", "1h");
+        }
+        begun(got);
+
+        // A client gone before its first record came back: the key that record took is
+        // abandoned through the log, not held for the hour of its lease.
+        try (RespClient gone = new RespClient(ports[0])) {
+          gone.send("IDEMKEY.BEGIN", "ik", "k6", "LEASE", "1h", "WAIT", "30s");
+          gone.flush();
+        }
+        Thread.sleep(300); // its record is in the log before the retry's
+        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        got = cb.call("IDEMKEY.BEGIN", "ik", "k6", "LEASE", "1h");
+        while (!RespClient.text(((List<?>) got).get(0)).equals("started")
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+          got = cb.call("IDEMKEY.BEGIN", "ik", "k6", "LEASE", "1h");
+        }
+        begun(got);
+      }
+    }
+  }
+
+  /** The token of a begin that answered started. */
+  private static long begun(Object reply) {
+    List<?> r = (List<?>) reply;
+    assertThat(RespClient.text(r.get(0))).as("%s", render(reply)).isEqualTo("started");
+    return (Long) r.get(1);
   }
 
   @Test

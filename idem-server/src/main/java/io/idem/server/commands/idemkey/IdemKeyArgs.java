@@ -18,7 +18,6 @@ final class IdemKeyArgs {
   static final String BAD_ID = "an id is 1 to " + IdempotencyTable.MAX_ID_BYTES + " bytes";
   static final String BAD_FINGERPRINT =
       "a fingerprint is at most " + IdempotencyTable.MAX_FINGERPRINT_BYTES + " bytes";
-  static final String WAIT_ON_LOG = "WAIT is not supported on a cluster node with a log";
   static final String BAD_COUNT = "COUNT is an integer from 1 to " + IdemKeyArgs.MAX_COUNT;
 
   static final int MAX_COUNT = 10_000;

@@ -20,33 +20,48 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IdemKeyBeginCommand implements Handler {
 
+  /** A begin's arguments; {@code lease} and {@code waitMillis} -1 when not given. */
+  record Args(byte[] id, byte[] fingerprint, long lease, long waitMillis) {
+
+    static Args parse(Call call) {
+      byte[] id = IdemKeyArgs.id(call, 2);
+      byte[] fp = new byte[0];
+      long lease = -1;
+      long wait = -1;
+      boolean fpGiven = false;
+      for (int i = 3; i < call.argc(); i += 2) {
+        if (i + 1 >= call.argc()) {
+          throw new CommandException(Errors.SYNTAX);
+        }
+        if (call.is(i, "FINGERPRINT") && !fpGiven) {
+          fp = IdemKeyArgs.fingerprint(call, i + 1);
+          fpGiven = true;
+        } else if (call.is(i, "LEASE") && lease < 0) {
+          lease = IdemKeyArgs.lease(call, i + 1);
+        } else if (call.is(i, "WAIT") && wait < 0) {
+          wait = call.is(i + 1, "0") ? 0 : IdemKeyArgs.duration(call, i + 1);
+        } else {
+          throw new CommandException(Errors.SYNTAX);
+        }
+      }
+      return new Args(id, fp, lease, wait);
+    }
+  }
+
   @Override
   public Reply handle(Call call) {
-    byte[] id = IdemKeyArgs.id(call, 2);
-    byte[] fp = new byte[0];
-    long lease = -1;
-    long wait = -1;
-    boolean fpGiven = false;
-    for (int i = 3; i < call.argc(); i += 2) {
-      if (i + 1 >= call.argc()) {
-        throw new CommandException(Errors.SYNTAX);
-      }
-      if (call.is(i, "FINGERPRINT") && !fpGiven) {
-        fp = IdemKeyArgs.fingerprint(call, i + 1);
-        fpGiven = true;
-      } else if (call.is(i, "LEASE") && lease < 0) {
-        lease = IdemKeyArgs.lease(call, i + 1);
-      } else if (call.is(i, "WAIT") && wait < 0) {
-        wait = call.is(i + 1, "0") ? 0 : IdemKeyArgs.duration(call, i + 1);
-      } else {
-        throw new CommandException(Errors.SYNTAX);
-      }
-    }
-    if (wait >= 0 && (call.session().isApplier() || call.server().clusterLog() != null)) {
-      throw CommandException.err(IdemKeyArgs.WAIT_ON_LOG);
-    }
+    Args args = Args.parse(call);
+    byte[] id = args.id();
+    byte[] fp = args.fingerprint();
+    long lease = args.lease();
+    long wait = args.waitMillis();
     long seen = wait < 0 ? 0 : call.engine().waits().seen(call.arg(1), id);
     Attempt a = attempt(call.engine(), call.arg(1), id, fp, lease, () -> true);
+    if (wait >= 0 && call.session().isApplier()) {
+      // A record does not wait (a waiting begin writes plain ones, IdemKeyWaitFront): one that
+      // asks to, from a transaction, answers as a transaction does, alike on every node.
+      return a.begun() instanceof IdempotencyTable.InProgress ? Reply.NULL_ARRAY : a.reply();
+    }
     if (wait < 0 || !(a.begun() instanceof IdempotencyTable.InProgress p)) {
       return a.reply();
     }

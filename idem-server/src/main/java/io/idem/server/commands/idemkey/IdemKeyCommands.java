@@ -29,6 +29,7 @@ public final class IdemKeyCommands {
         command("idemkey.begin", -3, new IdemKeyBeginCommand())
             .flags(WRITE, DENYOOM, FAST)
             .key()
+            .logFront(IdemKeyWaitFront.INSTANCE)
             .build(),
         command("idemkey.complete", 5, new IdemKeyCompleteCommand())
             .flags(WRITE, DENYOOM, FAST)

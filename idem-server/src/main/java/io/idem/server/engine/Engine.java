@@ -120,7 +120,7 @@ public final class Engine implements AutoCloseable {
   }
 
   private final AtomicLong nextId;
-  private final AtomicLong dataset = new AtomicLong();
+  private final Footprint dataset = new Footprint();
   private final LongAdder expiredKeys = new LongAdder();
 
   /**
@@ -528,7 +528,7 @@ public final class Engine implements AutoCloseable {
     void remeasure() {
       if (entry != null && keys.get(key) == entry) {
         long m = entry.measure();
-        dataset.addAndGet(m - entry.memory);
+        dataset.add(entry, m - entry.memory);
         entry.memory = m;
       }
     }
@@ -552,7 +552,7 @@ public final class Engine implements AutoCloseable {
     keys.remove(e.key(), e);
     listedRemove(e);
     unschedule(e);
-    dataset.addAndGet(-e.memory);
+    dataset.add(e, -e.memory);
     e.memory = 0;
     if (e.expireAtMillis() != Entry.PERSISTENT) {
       expiries.remove(new Expiry(e.expireAtMillis(), e.id(), e.key()));
@@ -623,7 +623,7 @@ public final class Engine implements AutoCloseable {
         keys.remove(to, old);
         listedRemove(old);
         unschedule(old);
-        dataset.addAndGet(-old.memory);
+        dataset.add(old, -old.memory);
         old.memory = 0;
         if (old.expireAtMillis() != Entry.PERSISTENT) {
           expiries.remove(new Expiry(old.expireAtMillis(), old.id(), to));
@@ -639,7 +639,7 @@ public final class Engine implements AutoCloseable {
       e.version++; // WATCH sees a key renamed away and back: it changed
       keys.put(to, e);
       listedAdd(e);
-      dataset.addAndGet(to.bytes().length - from.bytes().length);
+      dataset.add(e, to.bytes().length - from.bytes().length);
       e.memory += to.bytes().length - from.bytes().length;
       journal.renamed(from, e, old);
       return RenameResult.RENAMED;
@@ -960,7 +960,7 @@ public final class Engine implements AutoCloseable {
       listed.clear();
       expiries.clear();
       visits.clear();
-      dataset.set(0);
+      dataset.clear();
       journal.flushed();
     } finally {
       for (int i = STRIPES - 1; i >= 0; i--) {
@@ -980,12 +980,20 @@ public final class Engine implements AutoCloseable {
    */
   public long usedMemory() {
     Journal j = journal;
-    return dataset.get() + j.queuedBytes() + j.imageBytes();
+    return dataset.total() + j.queuedBytes() + j.imageBytes();
   }
 
   /** Bytes the keys and their resident values take (INFO used_memory_dataset). */
   public long datasetMemory() {
-    return dataset.get();
+    return dataset.total();
+  }
+
+  /**
+   * Bytes the resident keys and values take by TYPE name, kept as they change (no walk): the
+   * metrics' and the console's memory by type.
+   */
+  public java.util.Map<String, Long> memoryByType() {
+    return dataset.byType();
   }
 
   public void setMaxMemory(long bytes) {
@@ -1047,7 +1055,7 @@ public final class Engine implements AutoCloseable {
       expiries.add(new Expiry(expireAtMillis, id, key));
     }
     e.memory = e.measure();
-    dataset.addAndGet(e.memory);
+    dataset.add(e, e.memory);
     nextId.accumulateAndGet(id + 1, Math::max);
     if (codec.hasBackgroundWork()) {
       schedule(e, ValueCodec.NEXT_ROUND);

@@ -88,7 +88,10 @@ class MetricsTest {
     return List.of(body.split("\n"));
   }
 
-  /** The value of the one sample named exactly {@code series} (name and labels). */
+  /**
+   * The value of the one sample named exactly {@code series} (name and labels), as a plain decimal
+   * without trailing zeros (the client writes 1.0 and 2.82E-4).
+   */
   private static String value(String body, String series) {
     List<String> found = new ArrayList<>();
     for (String line : lines(body)) {
@@ -97,7 +100,7 @@ class MetricsTest {
       }
     }
     assertThat(found).as(series).hasSize(1);
-    return found.get(0);
+    return new java.math.BigDecimal(found.get(0)).stripTrailingZeros().toPlainString();
   }
 
   @Test
@@ -132,10 +135,10 @@ class MetricsTest {
               """
               # HELP idem_commands_total Commands run, by command: those that failed included, those rejected not.
               # TYPE idem_commands_total counter
-              idem_commands_total{command="bf.add"} 4
-              idem_commands_total{command="bf.reserve"} 1
-              idem_commands_total{command="cf.reserve"} 1
-              idem_commands_total{command="memory"} 2
+              idem_commands_total{command="bf.add"} 4.0
+              idem_commands_total{command="bf.reserve"} 1.0
+              idem_commands_total{command="cf.reserve"} 1.0
+              idem_commands_total{command="memory"} 2.0
               """);
       assertThat(value(body, "idem_commands_failed_total{command=\"bf.add\"}")).isEqualTo("1");
       assertThat(value(body, "idem_commands_failed_total{command=\"bf.reserve\"}")).isEqualTo("0");
@@ -151,7 +154,7 @@ class MetricsTest {
               """
               # HELP idem_connected_clients Client connections open now.
               # TYPE idem_connected_clients gauge
-              idem_connected_clients 1
+              idem_connected_clients 1.0
               """);
       assertThat(value(body, "idem_connections_received_total")).isEqualTo("1");
       assertThat(value(body, "idem_connections_rejected_total")).isEqualTo("0");
@@ -159,14 +162,11 @@ class MetricsTest {
       assertThat(value(body, "idem_memory_used_bytes")).isEqualTo(Long.toString(bfBytes + cfBytes));
       assertThat(value(body, "idem_memory_max_bytes"))
           .isEqualTo(Long.toString(io.idem.server.dispatch.Config.defaultMaxMemory()));
-      assertThat(body)
-          .contains(
-              """
-              # TYPE idem_memory_by_type_bytes gauge
-              idem_memory_by_type_bytes{type="MBbloom--"} %d
-              idem_memory_by_type_bytes{type="MBbloomCF"} %d
-              """
-                  .formatted(bfBytes, cfBytes));
+      assertThat(lines(body)).contains("# TYPE idem_memory_by_type_bytes gauge");
+      assertThat(value(body, "idem_memory_by_type_bytes{type=\"MBbloom--\"}"))
+          .isEqualTo(Long.toString(bfBytes));
+      assertThat(value(body, "idem_memory_by_type_bytes{type=\"MBbloomCF\"}"))
+          .isEqualTo(Long.toString(cfBytes));
       assertThat(value(body, "idem_persistence_log_ok")).isEqualTo("1");
       assertThat(value(body, "idem_persistence_pending_changes")).matches("\\d+");
       assertThat(value(body, "idem_persistence_last_snapshot_age_seconds"))
@@ -212,24 +212,41 @@ class MetricsTest {
     Pattern bucket =
         Pattern.compile(
             "idem_command_duration_seconds_bucket\\{command=\"ping\",le=\"([^\"]+)\"} (\\d+)");
-    List<String> les = new ArrayList<>();
+    List<Double> les = new ArrayList<>();
     List<Long> counts = new ArrayList<>();
     for (String line : lines(body)) {
       Matcher m = bucket.matcher(line);
       if (m.matches()) {
-        les.add(m.group(1));
+        les.add(
+            m.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(1)));
         counts.add(Long.parseLong(m.group(2)));
       }
     }
     assertThat(les)
         .containsExactly(
-            "0.00005", "0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025",
-            "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf");
+            0.00005,
+            0.0001,
+            0.00025,
+            0.0005,
+            0.001,
+            0.0025,
+            0.005,
+            0.01,
+            0.025,
+            0.05,
+            0.1,
+            0.25,
+            0.5,
+            1.0,
+            2.5,
+            5.0,
+            10.0,
+            Double.POSITIVE_INFINITY);
     assertThat(counts).isSorted();
     assertThat(counts.getLast()).isEqualTo(7L);
     assertThat(value(body, "idem_command_duration_seconds_count" + label + "}")).isEqualTo("7");
-    assertThat(value(body, "idem_command_duration_seconds_sum" + label + "}"))
-        .matches("\\d+(\\.\\d{1,6})?");
+    assertThat(Double.parseDouble(value(body, "idem_command_duration_seconds_sum" + label + "}")))
+        .isPositive();
     assertThat(value(body, "idem_commands_total" + label + "}")).isEqualTo("7");
   }
 
@@ -282,25 +299,50 @@ class MetricsTest {
     for (String line : lines(scrape())) {
       if (line.startsWith("# HELP ")) {
         pendingHelp = line.split(" ")[2];
-        assertThat(pendingHelp).startsWith("idem_");
+        assertThat(pendingHelp).matches("(idem|jvm|process)_[a-z_]+");
       } else if (line.startsWith("# TYPE ")) {
         String[] parts = line.split(" ");
         assertThat(parts[2]).isEqualTo(pendingHelp);
         assertThat(declared.add(parts[2])).as("declared once: " + parts[2]).isTrue();
-        assertThat(parts[3]).isIn("counter", "gauge", "histogram");
+        assertThat(parts[3]).isIn("counter", "gauge", "histogram", "summary");
         types.put(parts[2], parts[3]);
         current = parts[2];
       } else {
         String name = line.split("[{ ]")[0];
         String family =
-            "histogram".equals(types.get(current))
+            "histogram".equals(types.get(current)) || "summary".equals(types.get(current))
                 ? name.replaceFirst("_(bucket|sum|count)$", "")
                 : name;
         assertThat(family).as(line).isEqualTo(current);
-        assertThat(line).matches("[a-z_]+(\\{[a-z]+=\"[^\"]*\"(,[a-z]+=\"[^\"]*\")*})? \\S+");
+        assertThat(line).matches("[a-z_]+(\\{[a-z_]+=\"[^\"]*\"(,[a-z_]+=\"[^\"]*\")*})? \\S+");
       }
     }
     assertThat(types).containsEntry("idem_commands_total", "counter");
+  }
+
+  /** The JVM's metrics come with Idem's, from Prometheus's instrumentation. */
+  @Test
+  void metrics_includeTheJvms() throws Exception {
+    String body = scrape();
+    assertThat(Double.parseDouble(value(body, "jvm_memory_used_bytes{area=\"heap\"}")))
+        .isPositive();
+    assertThat(Double.parseDouble(value(body, "jvm_threads_current"))).isPositive();
+    assertThat(lines(body)).anyMatch(l -> l.startsWith("# TYPE jvm_gc_collection_seconds summary"));
+  }
+
+  /** A scraper that asks for OpenMetrics gets it, ended by # EOF. */
+  @Test
+  void metrics_inOpenMetrics_whenAsked() throws Exception {
+    HttpRequest req =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.server.metricsPort() + "/metrics"))
+            .header("Accept", "application/openmetrics-text; version=1.0.0; charset=utf-8")
+            .build();
+    HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
+    assertThat(res.statusCode()).isEqualTo(200);
+    assertThat(res.headers().firstValue("content-type").orElseThrow())
+        .startsWith("application/openmetrics-text");
+    assertThat(res.body()).contains("# TYPE idem_connections_received counter").endsWith("# EOF\n");
   }
 
   @Test

@@ -162,6 +162,13 @@ public final class Config {
     c.define(str("metrics-bind", "127.0.0.1", false, "address of the Prometheus endpoint"));
     c.define(
         choice(
+            "console",
+            "no",
+            List.of("yes", "no"),
+            false,
+            "serve the web console under /console on metrics-port"));
+    c.define(
+        choice(
             "loglevel",
             "notice",
             List.of("debug", "verbose", "notice", "warning"),

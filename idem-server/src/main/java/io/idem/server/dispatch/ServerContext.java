@@ -123,4 +123,9 @@ public interface ServerContext {
   default long diskBytes() {
     return 0;
   }
+
+  /** RocksDB's compaction and size figures (INFO persistence); none without a store. */
+  default java.util.Map<String, Long> rocksdbFigures() {
+    return java.util.Map.of();
+  }
 }

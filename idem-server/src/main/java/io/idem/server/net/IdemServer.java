@@ -213,8 +213,15 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       }
       server.bind();
       int metricsPort = config.getInt("metrics-port");
+      boolean console = config.getBool("console");
+      if (console && metricsPort == 0) {
+        throw new StartException(
+            "console yes needs an HTTP port to serve it on: set metrics-port (docs/console.md)",
+            null);
+      }
       if (metricsPort > 0) {
-        server.metrics = MetricsServer.start(server, config.get("metrics-bind"), metricsPort);
+        server.metrics =
+            MetricsServer.start(server, config.get("metrics-bind"), metricsPort, console);
       }
     } catch (StartException e) {
       server.started = false; // a failed start closes quietly: the one-line error says it all
@@ -589,6 +596,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     return engine;
   }
 
+  /** The dispatcher every client's commands run through (the console's too). */
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
   @Override
   public Config config() {
     return config;
@@ -671,6 +683,11 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   @Override
   public long diskBytes() {
     return store.diskBytes();
+  }
+
+  @Override
+  public java.util.Map<String, Long> rocksdbFigures() {
+    return store.rocksdbFigures();
   }
 
   @Override

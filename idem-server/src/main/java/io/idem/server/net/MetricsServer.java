@@ -38,7 +38,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The HTTP port: {@code GET /metrics} (Prometheus's client writes {@link IdemMetrics}' registry in
  * the format the Accept header asks for: the text format 0.0.4 by default, or OpenMetrics), over
- * HTTP/1.1. Anything else gets 404, a method other than GET on /metrics 405.
+ * HTTP/1.1, and with {@code console yes} the {@link Console} under /console. Anything else gets
+ * 404, a method other than GET on /metrics 405.
  */
 final class MetricsServer implements AutoCloseable {
   /*
@@ -62,17 +63,19 @@ final class MetricsServer implements AutoCloseable {
   private volatile @Nullable Channel listener;
 
   private final PrometheusRegistry registry;
+  private final @Nullable Console console;
   private final ExpositionFormats formats = ExpositionFormats.init();
 
-  private MetricsServer(IdemServer server) {
+  private MetricsServer(IdemServer server, boolean console) {
     this.server = server;
     this.registry = IdemMetrics.registry(server);
+    this.console = console ? new Console(server) : null;
   }
 
-  /** Listens on {@code address:port} (0 picks a free port). */
-  static MetricsServer start(IdemServer server, String address, int port)
+  /** Listens on {@code address:port} (0 picks a free port); with the console under /console. */
+  static MetricsServer start(IdemServer server, String address, int port, boolean console)
       throws IdemServer.StartException {
-    MetricsServer m = new MetricsServer(server);
+    MetricsServer m = new MetricsServer(server, console);
     ServerBootstrap b =
         new ServerBootstrap()
             .group(m.group)
@@ -129,7 +132,16 @@ final class MetricsServer implements AutoCloseable {
       String uri = req.uri();
       int query = uri.indexOf('?');
       String path = query < 0 ? uri : uri.substring(0, query);
-      if (!path.equals("/metrics")) {
+      Console c = console;
+      if (c != null && (path.equals(Console.PREFIX) || path.startsWith(Console.PREFIX + "/"))) {
+        c.handle(req, path)
+            .whenComplete(
+                (a, e) -> {
+                  Console.Answer answer =
+                      a != null ? a : Console.Answer.json(500, "{\"error\":\"internal error\"}");
+                  ctx.executor().execute(() -> respond(ctx, answer, keepAlive));
+                });
+      } else if (!path.equals("/metrics")) {
         respond(ctx, HttpResponseStatus.NOT_FOUND, "not found: try /metrics\n", TEXT, keepAlive);
       } else if (!req.method().equals(HttpMethod.GET)) {
         respond(
@@ -155,6 +167,32 @@ final class MetricsServer implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close(); // a reset connection or a bug: either way this connection is done
+    }
+  }
+
+  /** A console answer, with the headers that keep its pages out of frames and caches. */
+  private static void respond(ChannelHandlerContext ctx, Console.Answer a, boolean keepAlive) {
+    FullHttpResponse res =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(a.status()),
+            Unpooled.wrappedBuffer(a.body()));
+    res.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, a.contentType())
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, a.body().length)
+        .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+        .set("X-Content-Type-Options", "nosniff")
+        .set("X-Frame-Options", "DENY")
+        .set(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'");
+    if (a.setCookie() != null) {
+      res.headers().set(HttpHeaderNames.SET_COOKIE, a.setCookie());
+    }
+    HttpUtil.setKeepAlive(res, keepAlive);
+    var written = ctx.writeAndFlush(res);
+    if (!keepAlive) {
+      written.addListener(ChannelFutureListener.CLOSE);
     }
   }
 

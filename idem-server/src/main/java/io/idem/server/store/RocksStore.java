@@ -373,6 +373,32 @@ public final class RocksStore implements Journal {
         || db.property("rocksdb.num-running-flushes") != 0;
   }
 
+  /**
+   * RocksDB's figures for INFO persistence and the console: compactions running, bytes waiting to
+   * be compacted, SST files' and memtables' bytes, and live keys estimated. A figure RocksDB cannot
+   * give is -1.
+   */
+  public java.util.Map<String, Long> rocksdbFigures() {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    String[][] names = {
+      {"rocksdb_running_compactions", "rocksdb.num-running-compactions"},
+      {"rocksdb_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes"},
+      {"rocksdb_sst_bytes", "rocksdb.total-sst-files-size"},
+      {"rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables"},
+      {"rocksdb_running_flushes", "rocksdb.num-running-flushes"}
+    };
+    for (String[] n : names) {
+      long v;
+      try {
+        v = db.property(n[1]);
+      } catch (RocksDBException | RuntimeException e) {
+        v = -1;
+      }
+      out.put(n[0], v);
+    }
+    return out;
+  }
+
   /** Bytes the data directory's files take (SST files, write-ahead logs, manifests). */
   public long diskBytes() {
     return db.diskBytes();

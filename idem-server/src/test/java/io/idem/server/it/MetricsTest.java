@@ -2,12 +2,10 @@ package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.idem.server.net.IdemServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,7 +35,7 @@ class MetricsTest {
 
   @BeforeEach
   void start() throws Exception {
-    server = withMetrics(dir.resolve("data"));
+    server = ServerHarness.withHttpPort(dir.resolve("data"));
     http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   }
 
@@ -45,26 +43,6 @@ class MetricsTest {
   void stop() {
     http.close();
     server.close();
-  }
-
-  /**
-   * metrics-port 0 means off, so the test finds a free port itself; another process may take it
-   * before the server binds, hence the retries.
-   */
-  private static ServerHarness withMetrics(Path data) throws Exception {
-    IdemServer.StartException last = null;
-    for (int attempt = 0; attempt < 5; attempt++) {
-      int port;
-      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-        port = s.getLocalPort();
-      }
-      try {
-        return new ServerHarness(data, "metrics-port", Integer.toString(port));
-      } catch (IdemServer.StartException e) {
-        last = e;
-      }
-    }
-    throw last;
   }
 
   private HttpResponse<String> request(String method, String path) throws Exception {

@@ -33,6 +33,7 @@ public final class Info {
           "replication",
           "modules",
           "commandstats",
+          "latencystats",
           "cluster",
           "keyspace",
           "queues");
@@ -87,6 +88,7 @@ public final class Info {
         case "stats" -> stats(server, b);
         case "replication" -> replication(b);
         case "commandstats" -> commandStats(server, b);
+        case "latencystats" -> latencyStats(server, b);
         case "cluster" -> {
           title(b, "Cluster");
           field(b, "cluster_enabled", server.cluster() == null ? 0 : 1);
@@ -184,6 +186,12 @@ public final class Info {
     }
     field(b, "maxmemory", maxMemory);
     field(b, "maxmemory_human", human(maxMemory));
+    // Idem's own: the dataset's bytes by TYPE, kept as keys change (MEMORY USAGE summed).
+    StringBuilder types = new StringBuilder();
+    for (Map.Entry<String, Long> t : e.memoryByType().entrySet()) {
+      types.append(types.isEmpty() ? "" : ",").append(t.getKey()).append('=').append(t.getValue());
+    }
+    field(b, "used_memory_by_type", types);
     // Past maxmemory Idem refuses writes and evicts nothing: Redis's noeviction.
     field(b, "maxmemory_policy", "noeviction");
   }
@@ -207,6 +215,9 @@ public final class Info {
     }
     field(b, "data_dir", s.config().get("dir"));
     field(b, "disk_bytes", s.diskBytes());
+    for (Map.Entry<String, Long> f : s.rocksdbFigures().entrySet()) {
+      field(b, f.getKey(), f.getValue());
+    }
   }
 
   private static void stats(ServerContext s, StringBuilder b) {
@@ -231,6 +242,34 @@ public final class Info {
     title(b, "Replication");
     field(b, "role", "master");
     field(b, "connected_slaves", 0);
+  }
+
+  /**
+   * Redis 7's latencystats: each command's p50, p99 and p99.9 in microseconds, from the histogram
+   * the dispatcher keeps (2 significant digits).
+   */
+  private static void latencyStats(ServerContext s, StringBuilder b) {
+    title(b, "Latencystats");
+    Map<String, Stats.CommandStats> byName = new TreeMap<>(s.stats().commands());
+    for (Map.Entry<String, Stats.CommandStats> e : byName.entrySet()) {
+      org.HdrHistogram.Histogram h = e.getValue().latencyMicros.copy();
+      if (h.getTotalCount() == 0) {
+        continue;
+      }
+      field(
+          b,
+          "latency_percentiles_usec_" + e.getKey(),
+          "p50="
+              + percentile(h, 50)
+              + ",p99="
+              + percentile(h, 99)
+              + ",p99.9="
+              + percentile(h, 99.9));
+    }
+  }
+
+  private static String percentile(org.HdrHistogram.Histogram h, double p) {
+    return String.format(Locale.ROOT, "%.3f", (double) h.getValueAtPercentile(p));
   }
 
   private static void commandStats(ServerContext s, StringBuilder b) {

@@ -1,0 +1,253 @@
+package io.idem.server.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The console as a person uses it: Debian's headless Chromium against a real server holding data of
+ * every type, behind a password. Each page loads without a console error, its figures equal the
+ * server's replies, its actions change the server's state, and a wrong password is refused.
+ * Screenshots of each page go to target/console-screenshots (docs/console/ holds the ones shown).
+ */
+class ConsoleBrowserTest {
+
+  static final String PASSWORD = "s3cret-console";
+  static final Path SHOTS = Path.of("target", "console-screenshots");
+
+  @TempDir Path dir;
+
+  @Test
+  void everyPageShowsTheServersFigures_andItsActionsChangeTheServer() throws Exception {
+    try (ServerHarness server =
+            ServerHarness.withHttpPort(
+                dir.resolve("data"), "console", "yes", "requirepass", PASSWORD);
+        RespClient c = new RespClient(server.port());
+        Browser browser = Browser.start(dir)) {
+      assertThat(c.call("AUTH", PASSWORD)).isEqualTo("OK");
+      populate(c);
+      String base = server.http() + "/console/";
+
+      // Signed out: the sign-in form; a wrong password is refused, the right one lets in.
+      browser.navigate(base);
+      browser.waitFor("#password");
+      assertThat(
+              browser
+                  .eval(
+                      "fetch('/console/api/call', {method: 'POST', headers: {'X-Idem-Console': '1'},"
+                          + " body: new URLSearchParams({arg: 'DBSIZE'})}).then(r => r.status)")
+                  .asInt())
+          .isEqualTo(401);
+      signIn(browser, "not-the-password");
+      browser.waitOn(
+          "the refusal shown", () -> "wrong password".equals(textOf(browser, "#signin-error")));
+      browser.screenshot(SHOTS.resolve("sign-in.png"));
+      int refusals = browser.errors().size(); // the refused call and password, logged as such
+      signIn(browser, PASSWORD);
+
+      // Overview: its tiles are INFO's and DBSIZE's figures.
+      browser.waitFor("[data-k=dbsize]");
+      assertThat(browser.text("[data-k=dbsize]")).isEqualTo(c.call("DBSIZE").toString());
+      Map<String, String> info = info(c, "clients");
+      assertThat(browser.text("[data-k=connected_clients]"))
+          .isEqualTo(info.get("connected_clients"));
+      String types = info(c, "memory").get("used_memory_by_type");
+      for (String pair : types.split(",")) {
+        String[] tv = pair.split("=");
+        assertThat(browser.text("[data-type=\"" + tv[0] + "\"]").replace(",", ""))
+            .as("memory of %s", tv[0])
+            .isEqualTo(tv[1]);
+      }
+      assertThat(Long.parseLong(types.split("MBbloom--=")[1].split(",")[0]))
+          .isEqualTo((Long) c.call("MEMORY", "USAGE", "signups"));
+      browser.waitOn("the families' chart", () -> textOf(browser, ".uplot") != null);
+      browser.screenshot(SHOTS.resolve("overview.png"));
+
+      // Keys: every key is listed, with its type.
+      browser.navigate(base + "#/keys");
+      browser.waitFor("#key-results a[data-key]");
+      assertThat(
+              browser.eval("document.querySelectorAll('#key-results a[data-key]').length").asLong())
+          .isEqualTo((Long) c.call("DBSIZE"));
+      browser.screenshot(SHOTS.resolve("keys.png"));
+
+      // A Bloom filter's page: items, capacity and rates as BF.INFO gives them.
+      browser.navigate(base + "#/key/signups");
+      browser.waitFor("[data-k=items]");
+      assertThat(browser.text("[data-k=items]").replace(",", ""))
+          .isEqualTo(c.call("BF.CARD", "signups").toString());
+      assertThat(Double.parseDouble(browser.text("[data-k=fprate]")))
+          .isCloseTo(
+              Double.parseDouble(
+                  RespClient.text(((List<?>) c.call("BF.INFO", "signups", "FPRATE")).get(0))),
+              org.assertj.core.data.Percentage.withPercentage(0.1));
+      browser.screenshot(SHOTS.resolve("key-bloom.png"));
+
+      // A counter's series, for a name typed in.
+      browser.navigate(base + "#/key/logins");
+      browser.waitFor("#counter-name");
+      browser.eval(
+          "document.querySelector('#counter-name').value = 'alice';"
+              + " document.querySelector('#counter-name').form.requestSubmit(); true");
+      browser.waitOn("the counter's chart", () -> textOf(browser, ".uplot") != null);
+      browser.screenshot(SHOTS.resolve("key-counter.png"));
+
+      browser.navigate(base + "#/key/latency");
+      browser.waitFor(".uplot");
+      browser.screenshot(SHOTS.resolve("key-tdigest.png"));
+      browser.navigate(base + "#/key/pages");
+      browser.waitFor("table");
+      browser.screenshot(SHOTS.resolve("key-topk.png"));
+      browser.navigate(base + "#/key/orders");
+      browser.waitFor("[data-k=Mode]");
+      assertThat(browser.text("[data-k=Mode]")).isEqualTo("exact");
+      assertThat(browser.text("[data-k=Items]")).isEqualTo("3");
+
+      // Queues: counts as INFO queues gives them; replaying a dead letter and pausing the queue
+      // change the server's state.
+      browser.navigate(base + "#/queues");
+      browser.waitFor("a[data-queue=emails]");
+      browser.screenshot(SHOTS.resolve("queues.png"));
+      browser.navigate(base + "#/queue/emails");
+      browser.waitFor("[data-k=dead]");
+      assertThat(browser.text("[data-k=dead]")).isEqualTo("2");
+      assertThat(browser.text("[data-k=ready]")).isEqualTo(queueInfo(c).get("ready").toString());
+      browser.screenshot(SHOTS.resolve("queue.png"));
+      browser.click("[data-replay=bounce-1]");
+      Browser.waitUntil("the dead letter replayed", () -> queueInfo(c).get("dead").equals(1L));
+      assertThat(RespClient.text(jobField(c, "bounce-1", "state"))).isEqualTo("ready");
+      browser.waitFor("#pause");
+      browser.click("#pause");
+      Browser.waitUntil("the queue paused", () -> queueInfo(c).get("paused").equals(1L));
+      browser.waitOn("the page shows it paused", () -> textOf(browser, "#resume") != null);
+      assertThat(browser.text("[data-k=dead]")).isEqualTo("1");
+
+      // Slow log and latency: SLOWLOG's entries, and its reset.
+      browser.navigate(base + "#/server");
+      browser.waitFor("[data-k=slowlog-len]");
+      assertThat(browser.text("[data-k=slowlog-len]"))
+          .isEqualTo(c.call("SLOWLOG", "LEN").toString());
+      browser.screenshot(SHOTS.resolve("slowlog.png"));
+      browser.click("#slowlog-reset");
+      Browser.waitUntil("the slow log reset", () -> unchecked(c, "SLOWLOG", "LEN").equals(0L));
+
+      assertThat(browser.errors().subList(refusals, browser.errors().size()))
+          .as("the page's console errors once signed in")
+          .isEmpty();
+    }
+  }
+
+  /** Data of every type, a queue with dead letters, and a slow log with entries. */
+  private static void populate(RespClient c) throws Exception {
+    c.call("BF.RESERVE", "signups", "0.01", "1000");
+    for (int i = 0; i < 300; i++) {
+      c.call("BF.ADD", "signups", "user-" + i);
+    }
+    c.call("CF.RESERVE", "sessions", "1000");
+    c.call("CF.ADD", "sessions", "s1");
+    c.call("DEDUP.RESERVE", "orders", "1d", "EXACT");
+    for (String id : List.of("o1", "o2", "o3")) {
+      c.call("DEDUP.CLAIM", "orders", id, "worker-1");
+    }
+    c.call("COUNTER.RESERVE", "logins", "RESOLUTION", "10s", "1h");
+    c.call("COUNTER.INCRBY", "logins", "*", "alice", "3", "bob", "1");
+    c.call("DISTINCT.RESERVE", "visitors");
+    c.call("DISTINCT.ADD", "visitors", "*", "home", "v1");
+    c.call("TOPK.RESERVE", "pages", "5");
+    c.call("TOPK.ADD", "pages", "/", "/", "/about", "/pricing", "/");
+    c.call("TDIGEST.CREATE", "latency");
+    String[] values = new String[100];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = Integer.toString(i * i % 97);
+    }
+    c.call(concat(new String[] {"TDIGEST.ADD", "latency"}, values));
+    c.call("CMS.INITBYDIM", "clicks", "100", "4");
+    c.call("CMS.INCRBY", "clicks", "buy", "2");
+    c.call("IDEMKEY.RESERVE", "payments", "1d");
+    c.call("IDEMKEY.BEGIN", "payments", "pay-1", "LEASE", "1h");
+    c.call("PFADD", "uniques", "a", "b");
+    for (int i = 0; i < 5; i++) {
+      c.call("QUEUE.ADD", "emails", "hello " + i, "ID", "welcome-" + i);
+    }
+    for (String id : List.of("bounce-1", "bounce-2")) {
+      c.call("QUEUE.ADD", "emails", "bounce", "ID", id, "ATTEMPTS", "1");
+    }
+    // Lease the bounces and fail them: with one attempt each, they are dead letters.
+    for (Object job : (List<?>) c.call("QUEUE.RESERVE", "emails", "COUNT", "100", "LEASE", "1h")) {
+      List<?> f = (List<?>) job;
+      String id = RespClient.text(f.get(0));
+      String token = f.get(2).toString();
+      if (id.startsWith("bounce")) {
+        c.call("QUEUE.FAIL", "emails", id, token, "mailbox full");
+      } else {
+        c.call("QUEUE.RELEASE", "emails", id, token);
+      }
+    }
+    c.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
+    c.call("INFO", "server");
+    c.call("CONFIG", "SET", "slowlog-log-slower-than", "1000000000");
+  }
+
+  private static void signIn(Browser browser, String password) throws Exception {
+    browser.eval(
+        "document.querySelector('#password').value = "
+            + new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(password)
+            + "; document.querySelector('#signin').click(); true");
+  }
+
+  private static String textOf(Browser browser, String selector) {
+    try {
+      return browser.text(selector);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Map<String, String> info(RespClient c, String section) throws Exception {
+    Map<String, String> out = new java.util.HashMap<>();
+    for (String line : RespClient.text(c.call("INFO", section)).split("\r\n")) {
+      int i = line.indexOf(':');
+      if (i > 0 && !line.startsWith("#")) {
+        out.put(line.substring(0, i), line.substring(i + 1));
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Object> queueInfo(RespClient c) {
+    List<?> flat = (List<?>) unchecked(c, "QUEUE.INFO", "emails");
+    Map<String, Object> out = new java.util.HashMap<>();
+    for (int i = 0; i < flat.size(); i += 2) {
+      out.put(RespClient.text(flat.get(i)), flat.get(i + 1));
+    }
+    return out;
+  }
+
+  private static Object unchecked(RespClient c, String... command) {
+    try {
+      return c.call(command);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Object jobField(RespClient c, String id, String field) throws Exception {
+    List<?> flat = (List<?>) c.call("QUEUE.JOB", "emails", id);
+    for (int i = 0; i < flat.size(); i += 2) {
+      if (RespClient.text(flat.get(i)).equals(field)) {
+        return flat.get(i + 1);
+      }
+    }
+    throw new AssertionError("no " + field + " in " + RespClient.text(flat));
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}

@@ -52,8 +52,34 @@ class InfoTest {
 
   @Test
   void allAndEverything_addCommandstats() {
-    assertThat(titles(info("all"))).contains("Commandstats", "Queues").hasSize(11);
+    assertThat(titles(info("all"))).contains("Commandstats", "Latencystats", "Queues").hasSize(12);
     assertThat(titles(info("everything"))).isEqualTo(titles(info("all")));
+  }
+
+  /**
+   * Redis 7's latencystats: each command's p50, p99 and p99.9 in microseconds, as it shapes them.
+   */
+  @Test
+  void latencystats_givesEachCommandsPercentiles() {
+    h.call("PING");
+    h.call("PING");
+    assertThat(info("latencystats"))
+        .startsWith("# Latencystats\r\n")
+        .containsPattern(
+            "latency_percentiles_usec_ping:p50=\\d+\\.\\d{3},p99=\\d+\\.\\d{3},p99\\.9=\\d+\\.\\d{3}\r\n");
+  }
+
+  /** Memory by type, as keys are made and dropped: MEMORY USAGE summed, kept without a walk. */
+  @Test
+  void memory_showsBytesByType() {
+    h.call("BF.ADD", "a", "x");
+    h.call("BF.ADD", "b", "x");
+    long bytes =
+        ((io.idem.server.reply.Reply.Int) h.call("MEMORY", "USAGE", "a")).value()
+            + ((io.idem.server.reply.Reply.Int) h.call("MEMORY", "USAGE", "b")).value();
+    assertThat(info("memory")).contains("used_memory_by_type:MBbloom--=" + bytes + "\r\n");
+    h.call("DEL", "a", "b");
+    assertThat(info("memory")).contains("used_memory_by_type:MBbloom--=0\r\n");
   }
 
   /** The server looking at its queues is not a client's read (finding 13: hits grew). */

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.function.LongPredicate;
 import org.jspecify.annotations.Nullable;
 
@@ -78,6 +79,14 @@ public abstract sealed class DedupTable permits ExactTable, FilterTable, RecentT
 
   /** EXACT: a slice's rows are its claims by this many top bits of their hash; in every recipe. */
   final int bucketBits;
+
+  /**
+   * Claims answered duplicate since the table was loaded, those found in slices since dropped
+   * included. Counted as claims are answered and never recorded, so snapshots and the log keep
+   * their formats and a restart starts it at 0; a cluster node applies a record by running its
+   * command, so replicas count alike.
+   */
+  private long duplicates;
 
   DedupTable(Params params, long createdSlice, int bucketBits) {
     this.params = params;
@@ -179,9 +188,16 @@ public abstract sealed class DedupTable permits ExactTable, FilterTable, RecentT
         Claimed c;
         if (earlier >= 0) {
           c = again(out.get(earlier), owners[i]);
+          if (c.outcome() == Outcome.DUPLICATE) {
+            // The earlier claim went to the slice of its own event time.
+            slices.caught(slices.claimSlice(times[earlier], now));
+          }
         } else {
           boolean surelyNew = batch != null && !batch.maybe[i];
           c = claimOne(store, hashed, i, owners[i], slice, surelyNew, payload, now, fits);
+        }
+        if (c.outcome() == Outcome.DUPLICATE) {
+          duplicates++;
         }
         out.add(c);
         if (batch != null && c.outcome() == Outcome.NEW) {
@@ -215,7 +231,8 @@ public abstract sealed class DedupTable permits ExactTable, FilterTable, RecentT
 
   /**
    * Claims id i of the call into {@code slice}, appending what replay needs to {@code payload} if
-   * it is new.
+   * it is new. A duplicate is counted in the slice found holding the id ({@link
+   * TimeSlices#caught}); the table's total is counted by the caller.
    *
    * @param surelyNew the slice filters hold the id nowhere, nor does the call before it
    */
@@ -322,6 +339,22 @@ public abstract sealed class DedupTable permits ExactTable, FilterTable, RecentT
   /** Claims held in live slices. */
   public final long items() {
     return slices.items();
+  }
+
+  /**
+   * Claims answered duplicate since the table was loaded: in memory only, so a restart or a load
+   * starts it at 0.
+   */
+  public final long duplicatesCaught() {
+    return duplicates;
+  }
+
+  /**
+   * The slices live at {@code now} that hold claims, oldest first: those past the window are left
+   * out before the table's next change drops them, as {@link #contains} treats them.
+   */
+  public final NavigableMap<Long, TimeSlices.Slice> liveSlices(long now) {
+    return slices.live().tailMap(liveFrom(now), true);
   }
 
   public long memoryBytes() {

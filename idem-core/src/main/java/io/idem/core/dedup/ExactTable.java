@@ -93,8 +93,11 @@ public final class ExactTable extends DedupTable {
     long h2 = hashed.h2()[i];
     Held held = surelyNew ? null : findHeld(store, id, h1, h2, slices.floor());
     if (held != null) {
-      return new Claimed(
-          Arrays.equals(held.owner(), owner) ? Outcome.RETRY : Outcome.DUPLICATE, held.owner());
+      if (Arrays.equals(held.owner(), owner)) {
+        return new Claimed(Outcome.RETRY, held.owner());
+      }
+      slices.caught(held.slice());
+      return new Claimed(Outcome.DUPLICATE, held.owner());
     }
     ensureRoom(slice, fits);
     addToSlice(slice, h1, h2, fits);

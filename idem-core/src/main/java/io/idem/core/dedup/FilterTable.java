@@ -33,8 +33,14 @@ public final class FilterTable extends DedupTable {
       LongPredicate fits) {
     long h1 = hashed.h1()[i];
     long h2 = hashed.h2()[i];
-    if (!surelyNew && slices.mightHold(h1, h2, Long.MIN_VALUE)) {
-      return new Claimed(Outcome.DUPLICATE, null);
+    if (!surelyNew) {
+      // An id is added to one slice only, so the filter that answers is the slice it was seen in
+      // (or a false positive, which the answer is then too).
+      TimeSlices.Slice seen = slices.holding(h1, h2, Long.MIN_VALUE);
+      if (seen != null) {
+        seen.duplicates++;
+        return new Claimed(Outcome.DUPLICATE, null);
+      }
     }
     ensureRoom(slice, fits);
     addToSlice(slice, h1, h2, fits);

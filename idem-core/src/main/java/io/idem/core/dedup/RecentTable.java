@@ -55,8 +55,12 @@ public final class RecentTable extends DedupTable {
     int ownerHash = ownerHash(owner);
     int slot = slot(h1);
     if (holds(slot, h1, h2)) {
-      boolean mine = (int) (slots[slot * 3 + 2] >>> 32) == ownerHash;
-      return new Claimed(mine ? Outcome.RETRY : Outcome.DUPLICATE, mine ? owner : null);
+      long word = slots[slot * 3 + 2];
+      if ((int) (word >>> 32) == ownerHash) {
+        return new Claimed(Outcome.RETRY, owner);
+      }
+      slices.caught(slices.base() + (word & 0xffff_ffffL)); // the slot names its claim's slice
+      return new Claimed(Outcome.DUPLICATE, null);
     }
     ensureRoom(slice, fits);
     put(slot, h1, h2, ownerHash, slice);

@@ -18,10 +18,22 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TimeSlices {
 
-  /** One live slice: its filter (none in RECENT mode) and the claims it holds. */
+  /** Bytes a live slice takes beside its filter: its entry in the live map. */
+  static final long ENTRY_BYTES = 48;
+
+  /**
+   * One live slice: its filter (none in RECENT mode), the claims it holds and the duplicates found
+   * in it.
+   */
   public static final class Slice {
     private final @Nullable MembershipFilter filter;
     long items;
+
+    /**
+     * Claims answered duplicate because this slice held the id, since the table was loaded: counted
+     * in memory only, never recorded, so no snapshot or log holds it.
+     */
+    long duplicates;
 
     Slice(@Nullable MembershipFilter filter) {
       this.filter = filter;
@@ -34,6 +46,15 @@ public final class TimeSlices {
 
     public long items() {
       return items;
+    }
+
+    public long duplicates() {
+      return duplicates;
+    }
+
+    /** The slice's own resident bytes: its filter and its map entry (RECENT's slots are shared). */
+    public long memoryBytes() {
+      return ENTRY_BYTES + (filter == null ? 0 : filter.sizeInBytes());
     }
   }
 
@@ -84,6 +105,11 @@ public final class TimeSlices {
 
   long sliceOf(long millis) {
     return Math.floorDiv(millis, sliceMillis);
+  }
+
+  /** Where the slice of this index starts, in millis; it ends one {@link #sliceMillis} later. */
+  public long startOf(long index) {
+    return index * sliceMillis;
   }
 
   /** The lowest slice still live at {@code now}: the one holding now - window. */
@@ -156,12 +182,28 @@ public final class TimeSlices {
 
   /** Whether a slice at or above {@code from} may hold the hash (its filter says so). */
   boolean mightHold(long h1, long h2, long from) {
+    return holding(h1, h2, from) != null;
+  }
+
+  /** The oldest slice at or above {@code from} whose filter may hold the hash, or null. */
+  @Nullable Slice holding(long h1, long h2, long from) {
     for (Slice s : live.tailMap(from, true).values()) {
       if (s.filter != null && s.filter.mightContain(h1, h2)) {
-        return true;
+        return s;
       }
     }
-    return false;
+    return null;
+  }
+
+  /**
+   * A duplicate was found in the slice of this index: counted there if it is live. The last claim's
+   * slice is looked at first, so a repeat of a recent claim costs no tree walk.
+   */
+  void caught(long index) {
+    Slice s = find(index);
+    if (s != null) {
+      s.duplicates++;
+    }
   }
 
   /** Claims held in live slices. */
@@ -175,11 +217,9 @@ public final class TimeSlices {
 
   /** The slices' bytes: their filters and a map entry each. */
   long memoryBytes() {
-    long n = live.size() * 48L;
+    long n = 0;
     for (Slice s : live.values()) {
-      if (s.filter != null) {
-        n += s.filter.sizeInBytes();
-      }
+      n += s.memoryBytes();
     }
     return n;
   }

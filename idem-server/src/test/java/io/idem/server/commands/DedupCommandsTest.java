@@ -3,8 +3,11 @@ package io.idem.server.commands;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.idem.server.commands.dedup.BackgroundSteps;
+import io.idem.server.reply.Reply;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +32,9 @@ class DedupCommandsTest {
     assertThat(h.show("TYPE", "e")).isEqualTo("dedup");
     assertThat(h.show("DEDUP.INFO", "e2"))
         .isEqualTo(
-            "{Mode=exact, Window milliseconds=(integer) 86400000, Slices=(integer) 24, Slices holding claims=(integer)"
-                + " 0, Items=(integer) 0, Memory bytes=(integer) 64, Disk bytes=(integer) 0,"
-                + " Capacity=(integer) 10}");
+            "{Mode=exact, Window milliseconds=(integer) 86400000, Slices=(integer) 24, Slices"
+                + " holding claims=(integer) 0, Items=(integer) 0, Memory bytes=(integer) 64, Disk"
+                + " bytes=(integer) 0, Capacity=(integer) 10, Duplicates caught=(integer) 0}");
   }
 
   @Test
@@ -414,6 +417,171 @@ class DedupCommandsTest {
     clock.set(T0 + 2 * HOUR);
     assertThat(h.show("DEDUP.EXISTS", "r", "c")).isEqualTo("(integer) 0");
     assertThat(h.show("DEDUP.CLAIM", "r", "c", "o2")).isEqualTo("[new, \"o2\"]");
+  }
+
+  // ---- SLICES: each live slice, and the duplicates caught
+
+  /** The start of the hour-long slice that T0 falls in. */
+  private static final long S0 = Math.floorDiv(T0, HOUR) * HOUR;
+
+  /**
+   * DEDUP.SLICES' slices, each as its fields by name in reply order; checks the names and that a
+   * slice of an EXACT or FILTER table has bytes (its filter's size), then leaves them out.
+   */
+  private List<Map<String, Long>> slices(String key, boolean withBytes) {
+    Reply reply = h.call("DEDUP.SLICES", key);
+    assertThat(reply).isInstanceOf(Reply.Array.class);
+    List<Map<String, Long>> out = new ArrayList<>();
+    for (Reply slice : ((Reply.Array) reply).items()) {
+      List<Reply> kv = ((Reply.Map) slice).keysAndValues();
+      Map<String, Long> fields = new LinkedHashMap<>();
+      for (int i = 0; i < kv.size(); i += 2) {
+        fields.put(((Reply.Simple) kv.get(i)).text(), ((Reply.Int) kv.get(i + 1)).value());
+      }
+      if (withBytes) {
+        assertThat(fields.keySet())
+            .containsExactly("start", "end", "age", "items", "bytes", "duplicates");
+        assertThat(fields.remove("bytes")).isPositive();
+      } else {
+        assertThat(fields.keySet()).containsExactly("start", "end", "age", "items", "duplicates");
+      }
+      out.add(fields);
+    }
+    return out;
+  }
+
+  /** The hour-long slice starting at {@code start} as {@link #slices} gives it now. */
+  private Map<String, Long> slice(long start, long items, long duplicates) {
+    Map<String, Long> m = new LinkedHashMap<>();
+    m.put("start", start);
+    m.put("end", start + HOUR);
+    m.put("age", clock.get() - start);
+    m.put("items", items);
+    m.put("duplicates", duplicates);
+    return m;
+  }
+
+  @Test
+  void slices_exact_oldestFirst_duplicatesInTheSliceHoldingTheId() {
+    h.call("DEDUP.RESERVE", "t", "8h"); // 8 slices of an hour
+    h.call("DEDUP.CLAIM", "t", "a", "o1");
+    clock.set(T0 + 2 * HOUR + 5);
+    h.call("DEDUP.MCLAIM", "t", "ITEMS", "b", "o1", "c", "o1");
+    h.call("DEDUP.CLAIM", "t", "old", "o1", "AT", "0"); // kept at the window's start: S0 - 6h
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o1")).isEqualTo("[retry, \"o1\"]"); // not counted
+    assertThat(h.show("DEDUP.CLAIM", "t", "a", "o2")).isEqualTo("[duplicate, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "t", "b", "o2")).isEqualTo("[duplicate, \"o1\"]");
+    // Eight pairs are asked of the filters together: d0's repeat is found in the call itself, and
+    // counted in the slice of its event time.
+    List<String> call = new ArrayList<>(List.of("DEDUP.MCLAIM", "t", "AT"));
+    call.add(Long.toString(T0 + HOUR / 2));
+    call.add("ITEMS");
+    for (int i = 0; i < 7; i++) {
+      call.add("d" + i);
+      call.add("o1");
+    }
+    call.add("d0");
+    call.add("o2");
+    assertThat(h.show(call.toArray(String[]::new))).endsWith("[duplicate, \"o1\"]]");
+
+    assertThat(slices("t", true))
+        .containsExactly(slice(S0 - 6 * HOUR, 1, 0), slice(S0, 8, 2), slice(S0 + 2 * HOUR, 2, 1));
+    assertThat(h.show("DEDUP.INFO", "t"))
+        .endsWith("Capacity=(integer) 1000000, Duplicates caught=(integer) 3}");
+
+    // S0 - 6h's slice is past the window from S0 + 3h: left out before anything drops it.
+    clock.set(T0 + 3 * HOUR);
+    assertThat(slices("t", true)).containsExactly(slice(S0, 8, 2), slice(S0 + 2 * HOUR, 2, 1));
+    clock.set(T0 + 9 * HOUR);
+    h.engine.runBackground(); // drops S0's slice
+    assertThat(slices("t", true)).containsExactly(slice(S0 + 2 * HOUR, 2, 1));
+    // The table's total keeps what dropped slices caught.
+    assertThat(h.show("DEDUP.INFO", "t"))
+        .contains("Slices holding claims=(integer) 1")
+        .endsWith("Duplicates caught=(integer) 3}");
+  }
+
+  @Test
+  void slices_filter_duplicatesInTheSliceWhoseFilterHoldsTheId() {
+    h.call("DEDUP.RESERVE", "f", "8h", "FILTER", "0.000001", "1000");
+    h.call("DEDUP.CLAIM", "f", "a", "o");
+    clock.set(T0 + HOUR);
+    h.call("DEDUP.CLAIM", "f", "b", "o");
+    assertThat(h.show("DEDUP.CLAIM", "f", "a", "o")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "f", "b", "o")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "f", "b", "o2")).isEqualTo("[duplicate, (nil)]");
+    List<String> call = new ArrayList<>(List.of("DEDUP.MCLAIM", "f", "DUPLICATES", "ITEMS"));
+    for (int i = 0; i < 7; i++) {
+      call.add("e" + i);
+      call.add("o");
+    }
+    call.add("e0");
+    call.add("o");
+    assertThat(h.show(call.toArray(String[]::new))).isEqualTo("[[\"e0\", (nil)]]");
+
+    assertThat(slices("f", true)).containsExactly(slice(S0, 1, 1), slice(S0 + HOUR, 8, 3));
+    assertThat(h.show("DEDUP.INFO", "f")).endsWith(", Duplicates caught=(integer) 4}");
+
+    clock.set(T0 + 9 * HOUR); // S0's slice is past the window
+    assertThat(slices("f", true)).containsExactly(slice(S0 + HOUR, 8, 3));
+    assertThat(h.show("DEDUP.CLAIM", "f", "a", "o")).isEqualTo("[new, (nil)]");
+    assertThat(slices("f", true))
+        .containsExactly(slice(S0 + HOUR, 8, 3), slice(S0 + 9 * HOUR, 1, 0));
+    assertThat(h.show("DEDUP.INFO", "f")).endsWith(", Duplicates caught=(integer) 4}");
+  }
+
+  @Test
+  void slices_recent_duplicatesInTheSliceItsSlotNames_noBytes() {
+    h.call("DEDUP.RESERVE", "r", "8h", "RECENT", "100000");
+    h.call("DEDUP.CLAIM", "r", "a", "o1");
+    clock.set(T0 + 3 * HOUR);
+    h.call("DEDUP.CLAIM", "r", "b", "o1");
+    assertThat(h.show("DEDUP.CLAIM", "r", "a", "o2")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "a", "o1")).isEqualTo("[retry, \"o1\"]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "b", "o2")).isEqualTo("[duplicate, (nil)]");
+    assertThat(h.show("DEDUP.CLAIM", "r", "b", "o3")).isEqualTo("[duplicate, (nil)]");
+
+    assertThat(slices("r", false)).containsExactly(slice(S0, 1, 1), slice(S0 + 3 * HOUR, 1, 2));
+    assertThat(h.show("DEDUP.INFO", "r"))
+        .endsWith("Slots=(integer) 100000, Duplicates caught=(integer) 3}");
+
+    clock.set(T0 + 9 * HOUR); // S0's slice is past the window
+    assertThat(slices("r", false)).containsExactly(slice(S0 + 3 * HOUR, 1, 2));
+    assertThat(h.show("DEDUP.RELEASE", "r", "b", "o1")).isEqualTo("(integer) 1");
+    assertThat(slices("r", false)).containsExactly(slice(S0 + 3 * HOUR, 0, 2));
+  }
+
+  @Test
+  void slices_errors() {
+    assertThat(h.show("DEDUP.SLICES", "none")).isEqualTo("(error) ERR not found");
+    h.call("BF.ADD", "bf", "x");
+    assertThat(h.show("DEDUP.SLICES", "bf"))
+        .isEqualTo("(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+    assertThat(h.show("DEDUP.SLICES", "t", "x"))
+        .isEqualTo("(error) ERR wrong number of arguments for 'dedup.slices' command");
+    h.call("DEDUP.RESERVE", "t", "1h");
+    assertThat(h.show("DEDUP.SLICES", "t")).isEqualTo("[]");
+  }
+
+  @Test
+  void duplicatesCaught_areNotInTheSnapshot_soALoadedTableStartsAtZero() throws Exception {
+    h.call("DEDUP.RESERVE", "f", "1h", "FILTER", "0.001", "1000");
+    h.call("DEDUP.CLAIM", "f", "a", "o");
+    h.call("DEDUP.CLAIM", "f", "a", "o");
+    io.idem.server.commands.dedup.DedupCodec codec =
+        io.idem.server.commands.dedup.DedupCodec.INSTANCE;
+    io.idem.core.dedup.DedupTable live =
+        h.engine.read(
+            "f".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            e -> (io.idem.core.dedup.DedupTable) e.value());
+    assertThat(live.duplicatesCaught()).isEqualTo(1);
+    java.io.ByteArrayOutputStream image = new java.io.ByteArrayOutputStream();
+    codec.write(live, image);
+    io.idem.core.dedup.DedupTable loaded =
+        codec.read(new java.io.ByteArrayInputStream(image.toByteArray()), Long.MAX_VALUE);
+    assertThat(loaded.items()).isEqualTo(1);
+    assertThat(loaded.duplicatesCaught()).isZero();
+    assertThat(loaded.liveSlices(clock.get()).firstEntry().getValue().duplicates()).isZero();
   }
 
   // ---- the keyspace

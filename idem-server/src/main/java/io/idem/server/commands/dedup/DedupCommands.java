@@ -31,6 +31,7 @@ public final class DedupCommands {
         command("dedup.mclaim", -5, new DedupMclaimCommand()).flags(WRITE, DENYOOM).key().build(),
         command("dedup.release", 4, new DedupReleaseCommand()).flags(WRITE, FAST).key().build(),
         command("dedup.exists", 3, new DedupExistsCommand()).flags(READONLY, FAST).key().build(),
-        command("dedup.info", 2, new DedupInfoCommand()).flags(READONLY, FAST).key().build());
+        command("dedup.info", 2, new DedupInfoCommand()).flags(READONLY, FAST).key().build(),
+        command("dedup.slices", 2, new DedupSlicesCommand()).flags(READONLY, FAST).key().build());
   }
 }

@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * DEDUP.INFO key — the table's mode, window, slices, live claims, memory, disk and, by mode, its
- * capacity and error rate (FILTER) or slots (RECENT). Shaped as BF.INFO: label, value pairs.
+ * DEDUP.INFO key — the table's mode, window, slices, live claims, memory, disk, by mode its
+ * capacity and error rate (FILTER) or slots (RECENT), then the duplicates caught since the table
+ * was loaded. Shaped as BF.INFO: label, value pairs; new fields go at the end.
  */
 public final class DedupInfoCommand implements Handler {
 
@@ -43,6 +44,7 @@ public final class DedupInfoCommand implements Handler {
                 }
                 case RECENT -> add(r, "Slots", Reply.integer(p.slots()));
               }
+              add(r, "Duplicates caught", Reply.integer(t.duplicatesCaught()));
               return Reply.map(r);
             });
   }

@@ -1404,6 +1404,20 @@ public final class JobQueue {
     return byId.get(id);
   }
 
+  /** A page of {@link #scan}: the jobs kept, and the cursor to go on from (0: the walk is done). */
+  record JobPage(long cursor, List<Job> jobs) {}
+
+  /**
+   * The jobs not acked that {@code keep} accepts, from {@code cursor} on in the index's scan order
+   * ({@link JobIndex#scan}): about {@code count} of them, probing about {@code budget} slots at
+   * most, so a filter that keeps few still answers in bounded time, with a page that may be empty.
+   */
+  JobPage scan(long cursor, int count, int budget, java.util.function.Predicate<Job> keep) {
+    List<Job> out = new ArrayList<>(Math.min(count, byId.size()));
+    long next = byId.scan(cursor, count, budget, keep, out);
+    return new JobPage(next, out);
+  }
+
   /**
    * Counts as of {@code now}: due, delayed (due later), leased, dead. The orders' sizes, corrected
    * by a walk of only the delayed jobs whose time came and the leases that ended since the last

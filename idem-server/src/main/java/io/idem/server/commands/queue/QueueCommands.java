@@ -138,6 +138,17 @@ public final class QueueCommands {
             .key()
             .build(),
         command(
+                "queue.jobs",
+                -2,
+                doc(
+                    "key [STATE (READY | DELAYED | LEASED | DEAD | WAITING-CHILDREN)] [GROUP name]"
+                        + " [MATCH pattern] [CURSOR cursor] [COUNT n]",
+                    QueueControl::jobs))
+            .atMost(12)
+            .flags(READONLY)
+            .key()
+            .build(),
+        command(
                 "queue.schedule",
                 -6,
                 doc(

@@ -4,14 +4,19 @@ import io.idem.server.commands.queue.JobQueue.Job;
 import io.idem.server.commands.queue.QueueCodec.Op;
 import io.idem.server.dispatch.Call;
 import io.idem.server.dispatch.CommandException;
+import io.idem.server.dispatch.Parse;
+import io.idem.server.engine.Entry;
+import io.idem.server.engine.Glob;
 import io.idem.server.reply.Reply;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The commands that control a queue and look at one job: QUEUE.PAUSE and RESUME, QUEUE.CANCEL,
- * QUEUE.PROGRESS and QUEUE.JOB (docs/commands/queue.md). Logged as the rest of the queue's changes.
+ * The commands that control a queue and look at its jobs: QUEUE.PAUSE and RESUME, QUEUE.CANCEL,
+ * QUEUE.PROGRESS, QUEUE.JOB and QUEUE.JOBS (docs/commands/queue.md). Logged as the rest of the
+ * queue's changes.
  */
 final class QueueControl {
 
@@ -171,22 +176,127 @@ final class QueueControl {
               if (state == null) {
                 return Reply.NULL;
               }
-              boolean leased = state.equals("leased");
-              return Reply.map(
-                  List.of(
-                      Reply.bulk("state"), Reply.bulk(state),
-                      Reply.bulk("payload"), Reply.bulk(j.payload()),
-                      Reply.bulk("priority"), Reply.integer(j.priority),
-                      Reply.bulk("attempts"), Reply.integer(j.attempts),
-                      Reply.bulk("max-attempts"), Reply.integer(j.maxAttempts()),
-                      Reply.bulk("due"), Reply.integer(j.due),
-                      Reply.bulk("lease-until"), leased ? Reply.integer(j.leaseUntil) : Reply.NULL,
-                      Reply.bulk("progress"),
-                          j.progress() == null ? Reply.NULL : Reply.bulk(j.progress()),
-                      Reply.bulk("errors"), Reply.array(QueueHandlers.errors(j)),
-                      Reply.bulk("cancelled"), Reply.integer(j.cancelled() ? 1 : 0),
-                      Reply.bulk("group"),
-                          j.group.seq == 0 ? Reply.NULL : Reply.bulk(j.group.name)));
+              return Reply.map(fields(j, state));
+            });
+  }
+
+  /** QUEUE.JOB's map of a job in {@code state}, as a flat list of keys and values. */
+  private static List<Reply> fields(Job j, String state) {
+    boolean leased = state.equals("leased");
+    return List.of(
+        Reply.bulk("state"), Reply.bulk(state),
+        Reply.bulk("payload"), Reply.bulk(j.payload()),
+        Reply.bulk("priority"), Reply.integer(j.priority),
+        Reply.bulk("attempts"), Reply.integer(j.attempts),
+        Reply.bulk("max-attempts"), Reply.integer(j.maxAttempts()),
+        Reply.bulk("due"), Reply.integer(j.due),
+        Reply.bulk("lease-until"), leased ? Reply.integer(j.leaseUntil) : Reply.NULL,
+        Reply.bulk("progress"), j.progress() == null ? Reply.NULL : Reply.bulk(j.progress()),
+        Reply.bulk("errors"), Reply.array(QueueHandlers.errors(j)),
+        Reply.bulk("cancelled"), Reply.integer(j.cancelled() ? 1 : 0),
+        Reply.bulk("group"), j.group.seq == 0 ? Reply.NULL : Reply.bulk(j.group.name));
+  }
+
+  /** The states QUEUE.JOBS filters by, as {@link #state} names them. */
+  private static final List<String> STATES =
+      List.of("ready", "delayed", "leased", "dead", "waiting-children");
+
+  /** What QUEUE.JOBS answers for a free key, or a group no job is in: the walk is done. */
+  private static final Reply NO_JOBS = Reply.array(Reply.bulk("0"), Reply.EMPTY_ARRAY);
+
+  /**
+   * QUEUE.JOBS probes about this many index slots for each job a page may hold: enough for a page
+   * of a filter that keeps one job in a few, and a bound on a call whatever the filter keeps.
+   */
+  private static final int JOBS_PROBES_PER_COUNT = 10;
+
+  /**
+   * QUEUE.JOBS key [STATE s] [GROUP name] [MATCH pattern] [CURSOR c] [COUNT n]: a page of the jobs
+   * as of now, filtered, as [next-cursor, [job, ...]] (SCAN's shape; "0" once done), each job
+   * QUEUE.JOB's map with its id first. A page holds at most COUNT jobs (default 100, at most 1000)
+   * and probes about 10 slots of the index for each, so a filter that keeps few answers pages that
+   * may be empty while the cursor goes on.
+   */
+  static Reply jobs(Call call) {
+    String stateArg = null;
+    byte[] group = null;
+    byte[] match = null;
+    long cursor = 0;
+    int count = 100;
+    for (int i = 2; i < call.argc(); i += 2) {
+      if (i + 1 >= call.argc()) {
+        throw new CommandException(io.idem.server.dispatch.Errors.SYNTAX);
+      }
+      if (call.is(i, "STATE")) {
+        stateArg = Parse.text(call.arg(i + 1)).toLowerCase(Locale.ROOT);
+        if (!STATES.contains(stateArg)) {
+          throw CommandException.err("STATE is ready, delayed, leased, dead or waiting-children");
+        }
+      } else if (call.is(i, "GROUP")) {
+        group = QueueHandlers.groupName(call, i + 1);
+      } else if (call.is(i, "MATCH")) {
+        byte[] p = call.arg(i + 1);
+        match = p.length == 1 && p[0] == '*' ? null : p;
+      } else if (call.is(i, "CURSOR")) {
+        Long c = Parse.unsignedOrNull(call.arg(i + 1));
+        if (c == null || c < 0 || c >= JobIndex.SCAN_END) {
+          throw new CommandException(QueueHandlers.INVALID_CURSOR);
+        }
+        cursor = c;
+      } else if (call.is(i, "COUNT")) {
+        Long c = Parse.longOrNull(call.arg(i + 1));
+        if (c == null || c < 1 || c > QueueHandlers.MAX_COUNT) {
+          throw CommandException.err("COUNT is an integer from 1 to " + QueueHandlers.MAX_COUNT);
+        }
+        count = c.intValue();
+      } else {
+        throw new CommandException(io.idem.server.dispatch.Errors.SYNTAX);
+      }
+    }
+    String wanted = stateArg;
+    byte[] groupName = group;
+    byte[] pattern = match;
+    long from = cursor;
+    int n = count;
+    return call.engine()
+        .read(
+            call.arg(1),
+            e -> {
+              JobQueue q = Entry.valueOrNull(e, QueueCodec.INSTANCE);
+              if (q == null) {
+                return NO_JOBS;
+              }
+              JobGroup only = groupName == null ? null : q.group(groupName);
+              if (groupName != null && only == null) {
+                return NO_JOBS; // no such group now: none of its jobs is left to list
+              }
+              long now = call.engine().now();
+              JobQueue.JobPage page =
+                  q.scan(
+                      from,
+                      n,
+                      JOBS_PROBES_PER_COUNT * n,
+                      j -> {
+                        if (only != null && j.group != only) {
+                          return false;
+                        }
+                        String s = state(j, now);
+                        if (s == null || (wanted != null && !wanted.equals(s))) {
+                          return false;
+                        }
+                        return pattern == null || Glob.matches(pattern, j.id());
+                      });
+              List<Reply> jobs = new ArrayList<>(page.jobs().size());
+              for (Job j : page.jobs()) {
+                // The filter kept it at this same time, so it has a state.
+                String s = java.util.Objects.requireNonNull(state(j, now));
+                List<Reply> f = new ArrayList<>(24);
+                f.add(Reply.bulk("id"));
+                f.add(Reply.bulk(j.id()));
+                f.addAll(fields(j, s));
+                jobs.add(Reply.map(f));
+              }
+              return Reply.array(Reply.bulk(Long.toString(page.cursor())), Reply.array(jobs));
             });
   }
 

@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 final class QueueHandlers {
 
   static final String NOT_FOUND = "ERR no such queue";
+  static final String INVALID_CURSOR = "ERR invalid cursor"; // SCAN's text, for QUEUE.JOBS
   static final long DEFAULT_LEASE_MILLIS = 30_000;
   static final int MAX_COUNT = 1000;
   static final int MAX_ID_BYTES = 1024;

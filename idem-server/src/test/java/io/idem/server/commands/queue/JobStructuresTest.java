@@ -8,13 +8,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
-/** The queue's index and orders against a hash map and an ordered set, through growth and drain. */
+/**
+ * The queue's index and orders against a hash map and an ordered set, through growth and drain; the
+ * index's scan through changes.
+ */
 class JobStructuresTest {
 
   private static Job job(long seq, boolean named, long due) {
@@ -84,6 +90,59 @@ class JobStructuresTest {
       }
       assertThat(index.bytes()).isLessThan(16 + 4L * 1024);
       assertThat(heap.bytes()).isLessThan(16 + 4L * 1024);
+    }
+  }
+
+  /**
+   * A scan's cursor outlives resizes: jobs come and go between pages (the table growing and
+   * shrinking under the cursor), yet a job there throughout that the filter keeps is visited once,
+   * and no job twice.
+   */
+  @Test
+  void scan_whileJobsComeAndGo_visitsEachJobThereThroughoutOnce() {
+    for (long seed = 1; seed <= 20; seed++) {
+      SplittableRandom r = new SplittableRandom(seed);
+      JobIndex index = new JobIndex();
+      List<Job> live = new ArrayList<>();
+      long seq = 1;
+      for (int i = 0, n = r.nextInt(3000); i < n; i++) {
+        Job j = job(seq++, r.nextBoolean(), 0);
+        index.add(j);
+        live.add(j);
+      }
+      Set<Job> throughout = new HashSet<>(live);
+      Predicate<Job> keep = seed % 2 == 0 ? j -> true : j -> Math.floorMod(j.idHash(), 3) == 0;
+      List<Job> seen = new ArrayList<>();
+      long cursor = 0;
+      do {
+        int count = 1 + r.nextInt(50);
+        List<Job> page = new ArrayList<>();
+        long next = index.scan(cursor, count, 1 + r.nextInt(500), keep, page);
+        for (Job j : page) {
+          assertThat(keep.test(j)).isTrue();
+          assertThat(JobIndex.scanOrder(j.idHash())).isGreaterThanOrEqualTo(cursor);
+        }
+        // Past COUNT only by jobs whose hashes equal the one that filled the page.
+        for (int i = count; i < page.size(); i++) {
+          assertThat(page.get(i).idHash()).isEqualTo(page.get(count - 1).idHash());
+        }
+        assertThat(next == 0 || next > cursor).as("the cursor goes on").isTrue();
+        seen.addAll(page);
+        cursor = next;
+        for (int i = 0, n = r.nextInt(200); cursor != 0 && i < n; i++) {
+          if (!live.isEmpty() && r.nextBoolean()) {
+            Job gone = live.remove(r.nextInt(live.size()));
+            index.remove(gone);
+            throughout.remove(gone);
+          } else {
+            Job j = job(seq++, r.nextBoolean(), 0);
+            index.add(j);
+            live.add(j);
+          }
+        }
+      } while (cursor != 0);
+      assertThat(seen).as("seed %d", seed).doesNotHaveDuplicates();
+      assertThat(seen).as("seed %d", seed).containsAll(throughout.stream().filter(keep).toList());
     }
   }
 

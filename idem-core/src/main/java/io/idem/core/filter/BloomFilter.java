@@ -198,6 +198,11 @@ public final class BloomFilter implements MembershipFilter {
     public double bitsPerItem() {
       return (double) bits() / capacity;
     }
+
+    /** The false-positive rate a filter of this shape has with {@code items} in it. */
+    public double rateAt(long items) {
+      return falsePositiveRate(items, blocks, hashes);
+    }
   }
 
   /** Returns true if the item was certainly not present before this call. */

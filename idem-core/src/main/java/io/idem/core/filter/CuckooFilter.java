@@ -162,6 +162,11 @@ public final class CuckooFilter implements MembershipFilter, ScalableCuckoo {
    */
   public record Sizing(
       long capacity, int bucketSize, long buckets, int fingerprintBits, double expectedRate) {
+    /** The false-positive rate a filter of this shape has with {@code items} in it. */
+    public double rateAt(long items) {
+      return CuckooFilter.expectedRate(items, buckets, fingerprintBits);
+    }
+
     public long bits() {
       return buckets * bucketSize * fingerprintBits;
     }

@@ -180,6 +180,11 @@ public final class RedisBloomChain implements ScalableBloom {
     public double bitsPerItem() {
       return (double) bits / capacity;
     }
+
+    /** The false-positive rate this link has with {@code items} in it, as the chain estimates. */
+    public double rateAt(long items) {
+      return Math.pow(-Math.expm1(-(double) hashes * items / bits), hashes);
+    }
   }
 
   /**

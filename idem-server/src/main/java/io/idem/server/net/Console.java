@@ -168,6 +168,17 @@ final class Console {
         // The app's files need no session: what they show comes from calls, which do.
         return CompletableFuture.completedFuture(new Answer(200, a.bytes(), a.contentType(), null));
       }
+      if (rest.equals("/api/sizing")) {
+        if (!signedIn) {
+          return done(Answer.json(401, "{\"error\":\"sign in first\"}"));
+        }
+        Map<String, List<String>> q = new QueryStringDecoder(req.uri()).parameters();
+        String json =
+            ConsoleSizing.json(
+                q.getOrDefault("capacity", List.of("")).getFirst(),
+                q.getOrDefault("error", List.of("")).getFirst());
+        return done(Answer.json(json.startsWith("{\"error\"") ? 400 : 200, json));
+      }
       if (rest.equals("/api/session")) {
         return done(
             Answer.json(

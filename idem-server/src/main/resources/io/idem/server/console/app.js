@@ -113,33 +113,70 @@ function errorBox(e) {
   return h('div', { class: 'error' }, e instanceof Error ? e.message : String(e));
 }
 
-/** A line chart that keeps its series; returns {push(x, ys), set(xs, ...ys)}. */
+/**
+ * A line chart. Series are labels, or {label, points: true, line: false}; options: time (x is
+ * unix seconds, the default), logX, logY, xLabel, yLabel. Returns {set(xs, ...ys)}; a time chart
+ * with fewer than two samples says it is still collecting.
+ */
 function chart(parent, title, series, opts = {}) {
   const box = h('div', { class: 'chart' }, h('div', { class: 'muted' }, title));
   parent.append(box);
   const colors = ['#2563eb', '#16a34a', '#d97706', '#dc2626', '#7c3aed', '#0891b2', '#db2777', '#4b5563'];
-  const data = [[], ...series.map(() => [])];
-  const plot = new uPlot({
+  const time = opts.time !== false;
+  let plot = null;
+  const make = data => new uPlot({
     width: Math.max(320, (opts.width || main.clientWidth - 40)),
     height: opts.height || 220,
-    scales: { x: { time: opts.time !== false }, y: opts.log ? { distr: 3 } : {} },
-    axes: [{ label: opts.xLabel }, { label: opts.yLabel, size: 70 }],
-    series: [{ label: opts.xLabel || 'time' },
-      ...series.map((s, i) => ({ label: s, stroke: colors[i % colors.length], width: 2, points: { show: opts.points || false } }))],
+    scales: { x: Object.assign({ time }, opts.logX ? { distr: 3 } : {}), y: opts.logY ? { distr: 3 } : {} },
+    // Log axes' small ticks would read 0 in uPlot's default format: 1e-4 reads as such.
+    axes: [Object.assign({ label: opts.xLabel }, opts.logX ? { values: logTicks } : {}),
+      Object.assign({ label: opts.yLabel, size: 80 }, opts.logY ? { values: logTicks } : {})],
+    series: [{ label: opts.xLabel || 'time' }, ...series.map((s, i) => {
+      const o = typeof s === 'string' ? { label: s } : s;
+      return {
+        label: o.label,
+        stroke: colors[i % colors.length],
+        width: o.line === false ? 0 : 2,
+        spanGaps: true,
+        paths: o.line === false ? () => null : undefined,
+        points: { show: o.points || false, size: o.line === false ? 9 : 5 },
+      };
+    })],
   }, data, box);
+  const note = h('p', { class: 'muted' }, 'Collecting samples: the chart starts at the second.');
   return {
-    push(x, ys) {
-      data[0].push(x);
-      ys.forEach((y, i) => data[i + 1].push(y));
-      if (data[0].length > HISTORY) data.forEach(d => d.shift());
-      plot.setData(data);
-    },
     set(xs, ...ys) {
-      data.length = 0;
-      data.push(xs, ...ys);
-      plot.setData(data);
+      if (time && xs.length < 2) {
+        if (!note.isConnected) box.append(note);
+        return;
+      }
+      note.remove();
+      if (plot) plot.setData([xs, ...ys]);
+      else plot = make([xs, ...ys]);
     },
   };
+}
+
+function logTicks(u, values) {
+  return values.map(v => (v === null ? '' : Math.abs(v) < 0.001 && v !== 0 ? v.toExponential(0)
+    : v.toLocaleString('en-US', { maximumSignificantDigits: 3 })));
+}
+
+/** Merges series sampled at different xs into one sorted x array with nulls where one has none. */
+function aligned(...sets) {
+  const xs = [...new Set(sets.flatMap(s => s.xs))].sort((a, b) => a - b);
+  return [xs, ...sets.map(s => {
+    const at = new Map(s.xs.map((x, i) => [x, s.ys[i]]));
+    return xs.map(x => (at.has(x) ? at.get(x) : null));
+  })];
+}
+
+/** What the core's sizing gives for N items at rate E (the Sizing page's and a filter's curves). */
+async function sizing(capacity, error) {
+  const res = await fetch('/console/api/sizing?' + new URLSearchParams({ capacity, error }), { credentials: 'same-origin' });
+  const j = await res.json();
+  if (j.error !== undefined) throw new CallError(j.error);
+  return j;
 }
 
 /** Shows a page: a title, and a refresh run now and every two seconds until another page. */
@@ -300,18 +337,35 @@ function keysPage(query) {
   })();
 }
 
-/** A filter's fill and rates: the configured rate and the estimated rate now, against items. */
-function filterSection(key, infoCmd, parts) {
-  const points = { items: [], est: [], conf: [] };
-  let plot = null;
+/**
+ * A filter's fill and rates: the configured rate, the estimated rate now (sampled as the filter
+ * fills), and the curve the core's sizing gives for a first layer of this capacity and rate.
+ */
+function filterSection(key, infoCmd) {
+  const points = { xs: [], ys: [] };
+  let model = null;
+  let firstLayer = 0;
   return async body => {
     const info = await call(infoCmd, key);
     const field = async f => Object.values(await call(infoCmd, key, f))[0];
     const [capacity, error, fprate] = await Promise.all([field('CAPACITY'), field('ERROR'), field('FPRATE')]);
+    const layout = infoCmd === 'BF.INFO' ? await field('LAYOUT') : 'cuckoo';
     const items = Number(info['Number of items inserted']);
-    const last = points.items[points.items.length - 1];
-    if (last === undefined || items !== last) {
-      points.items.push(items); points.est.push(fprate); points.conf.push(error);
+    if (points.xs[points.xs.length - 1] !== items) {
+      points.xs.push(items);
+      points.ys.push(Number(fprate) > 0 ? Number(fprate) : null);
+    }
+    if (!model) {
+      // A scaling Bloom filter's first layer is sized at half the rate (so the compound stays
+      // under it), for the first share of its capacity: layer i holds expansion^i of that share.
+      const scaling = infoCmd === 'BF.INFO' && info['Expansion rate'] !== null;
+      const layers = Number(info['Number of filters'] || 1);
+      const x = Number(info['Expansion rate'] || 1);
+      const share = x === 1 ? layers : (Math.pow(x, layers) - 1) / (x - 1);
+      firstLayer = Math.max(1, Math.round(Number(capacity) / share));
+      const m = await sizing(scaling ? firstLayer : capacity, scaling ? Number(error) / 2 : error);
+      const rates = m.rates[layout === 'classic' ? 'classic' : layout === 'cuckoo' ? 'cuckoo' : 'bloom'];
+      model = { xs: m.items, ys: rates.map(v => (v > 0 ? v : null)) }; // a log scale has no 0
     }
     const fill = Math.min(1, items / Math.max(1, Number(capacity)));
     const box = h('div', {});
@@ -322,10 +376,15 @@ function filterSection(key, infoCmd, parts) {
         tile('Configured rate', String(error), 'error'), tile('Estimated rate now', Number(fprate).toExponential(3), 'fprate'),
         tile('Bytes', num(Number(info.Size)), 'size')),
       h('div', { class: 'bar', style: 'margin:10px 0' }, h('div', { style: 'width:' + (100 * fill).toFixed(1) + '%' })),
-      box, h('h2', {}, infoCmd), mapTable(info), ...parts);
-    plot = chart(box, 'false-positive rate against items, as the filter grows (sampled while this page is open)',
-      ['estimated now', 'configured'], { time: false, xLabel: 'items', yLabel: 'rate', points: true });
-    plot.set(points.items.slice(), points.est.slice(), points.conf.slice());
+      box, h('h2', {}, infoCmd), mapTable(info));
+    const configured = { xs: model.xs, ys: model.xs.map(() => Number(error)) };
+    const scaled = infoCmd === 'BF.INFO' && info['Expansion rate'] !== null;
+    chart(box, 'false-positive rate against items: the ' + layout + ' layout\'s curve for ' + (scaled
+      ? 'its first layer (' + num(firstLayer) + ' items at ' + Number(error) / 2 + '; later layers add their own rates)'
+      : 'this capacity and rate') + ', and the server\'s estimate of the whole filter as sampled',
+      ['expected at that load', 'configured rate', { label: 'estimated now', points: true, line: false }],
+      { time: false, xLabel: 'items', yLabel: 'rate', logY: true })
+      .set(...aligned(model, configured, points));
   };
 }
 
@@ -335,10 +394,10 @@ async function keyPage(key) {
   const title = key + '  (' + type + ')';
   switch (type) {
     case 'MBbloom--':
-      page(title, filterSection(key, 'BF.INFO', [])).start();
+      page(title, filterSection(key, 'BF.INFO')).start();
       return;
     case 'MBbloomCF':
-      page(title, filterSection(key, 'CF.INFO', [])).start();
+      page(title, filterSection(key, 'CF.INFO')).start();
       return;
     case 'queue':
       location.hash = '#/queue/' + encodeURIComponent(key);
@@ -377,6 +436,15 @@ async function keyPage(key) {
           tile('Time to live', ttl < 0 ? 'none' : Math.round(ttl / 1000) + ' s', 'ttl'))];
         if (infoCmd) {
           parts.push(h('h2', {}, infoCmd), mapTable(await call(infoCmd, key)));
+        }
+        if (type === 'dedup') {
+          const slices = await call('DEDUP.SLICES', key);
+          const age = ms => (ms < 120000 ? Math.round(ms / 1000) + ' s' : ms < 7200000 ? Math.round(ms / 60000) + ' min' : (ms / 3600000).toFixed(1) + ' h');
+          parts.push(h('h2', {}, 'Slices (DEDUP.SLICES), oldest first'),
+            slices.length ? table(['starts', 'age', 'items', 'duplicates caught', 'bytes'], slices.map(sl =>
+              [new Date(sl.start).toLocaleString(), age(sl.age), h('span', { 'data-slice-items': sl.start }, num(sl.items)),
+                h('span', { 'data-slice-duplicates': sl.start }, num(sl.duplicates)), sl.bytes === undefined ? '' : num(sl.bytes)]), [2, 3, 4])
+              : h('p', { class: 'muted' }, 'No claims in the window.'));
         }
         if (type === 'idemkey') {
           const pending = await call('IDEMKEY.PENDING', key);
@@ -452,6 +520,7 @@ function queuePage(key) {
     }
     p.start();
   };
+  let listedOnce = false;
   const showJob = async id => {
     try {
       const job = await call('QUEUE.JOB', key, id);
@@ -465,6 +534,50 @@ function queuePage(key) {
   };
   const jobForm = h('form', { class: 'inline', onsubmit: ev => { ev.preventDefault(); showJob(jobId.value); } },
     jobId, h('button', { type: 'submit' }, 'Find job'));
+  // Jobs listed and filtered (QUEUE.JOBS), with actions on one job or on the listed set.
+  const stateSel = h('select', { id: 'jobs-state' }, ['', 'ready', 'delayed', 'leased', 'dead', 'waiting-children']
+    .map(s => h('option', { value: s }, s || 'any state')));
+  const groupIn = h('input', { id: 'jobs-group', placeholder: 'group' });
+  const matchIn = h('input', { id: 'jobs-match', placeholder: 'id pattern, e.g. welcome-*' });
+  const jobsOut = h('div', { id: 'jobs' });
+  const listJobs = async cursor => {
+    const args = ['QUEUE.JOBS', key, 'COUNT', 100, 'CURSOR', cursor || 0];
+    if (stateSel.value) args.push('STATE', stateSel.value);
+    if (groupIn.value) args.push('GROUP', groupIn.value);
+    if (matchIn.value) args.push('MATCH', matchIn.value);
+    try {
+      // A page may come back short or empty while the cursor goes on (as SCAN's): gather up to 100.
+      let [next, jobs] = await call(...args);
+      for (let i = 0; i < 20 && String(next) !== '0' && jobs.length < 100; i++) {
+        args[5] = next;
+        const [n2, more] = await call(...args);
+        next = n2;
+        jobs = jobs.concat(more);
+      }
+      const ids = jobs.map(j => j.id);
+      const dead = jobs.filter(j => j.state === 'dead').map(j => j.id);
+      jobsOut.replaceChildren(
+        h('p', { class: 'muted' }, jobs.length + ' jobs' + (String(next) !== '0' ? ' (more: next page)' : '')),
+        jobs.length ? table(['id', 'state', 'group', 'attempts', 'due', 'payload'], jobs.map(j =>
+          [h('a', { href: '#', 'data-job': j.id, onclick: ev => { ev.preventDefault(); showJob(j.id); } }, j.id), j.state,
+            j.group === null ? '' : j.group, j.attempts, new Date(Number(j.due)).toLocaleString(), String(j.payload).slice(0, 80)]), [3])
+          : h('p', { class: 'muted' }, 'No job matches.'),
+        h('p', {},
+          ids.length ? h('button', { class: 'danger', id: 'cancel-listed', onclick: () => act('cancel ' + ids.length + ' jobs', 'QUEUE.CANCEL', key, ...ids).then(() => listJobs()) }, 'Cancel these ' + ids.length + ' jobs') : null,
+          ' ', dead.length ? h('button', { id: 'replay-listed', onclick: async () => {
+            for (const id of dead) await call('QUEUE.REPLAY', key, id);
+            actionOut.textContent = 'replayed ' + dead.length + ' dead letters';
+            listJobs();
+            p.start();
+          } }, 'Replay these ' + dead.length + ' dead letters') : null,
+          ' ', String(next) !== '0' ? h('button', { class: 'secondary', onclick: () => listJobs(next) }, 'Next page') : null));
+    } catch (e) {
+      jobsOut.replaceChildren(errorBox(e));
+    }
+  };
+  const jobsForm = h('form', { class: 'inline', onsubmit: ev => { ev.preventDefault(); listJobs(); } },
+    stateSel, groupIn, matchIn, h('button', { type: 'submit', id: 'jobs-search' }, 'List jobs'));
+
   const p = page('Queue ' + key, async body => {
     const [info, dead, groups] = await Promise.all([
       call('QUEUE.INFO', key), call('QUEUE.DEAD', key, 'COUNT', 100), call('QUEUE.GROUPS', key, 'COUNT', 100)]);
@@ -487,15 +600,72 @@ function queuePage(key) {
           h('span', {}, h('button', { class: 'secondary', 'data-replay': id, onclick: () => act('replay ' + id, 'QUEUE.REPLAY', key, id) }, 'Replay'),
             ' ', h('button', { class: 'danger', 'data-cancel': id, onclick: () => act('delete ' + id, 'QUEUE.CANCEL', key, id) }, 'Delete'))]), [2])
         : h('p', { class: 'muted' }, 'None.'),
+      h('h2', {}, 'Jobs'), jobsForm, jobsOut,
       h('h2', {}, 'A job by id'), jobForm, jobOut,
       h('h2', {}, 'Groups'),
       groups.length ? table(['group', 'weight', 'paused', 'rate', 'concurrency', 'ready', 'leased', 'jobs'],
         groups.map(g => [g.name, g.weight, g.paused, show(g.rate), show(g.concurrency), g.ready, g.leased, g.jobs]), [5, 6, 7])
         : h('p', { class: 'muted' }, 'No named groups.'));
+    if (!listedOnce) {
+      listedOnce = true;
+      listJobs();
+    }
     chart(box, 'jobs by state (sampled while this page is open)', ['ready', 'delayed', 'leased', 'dead'], { yLabel: 'jobs' })
       .set(history.t.slice(), history.ready.slice(), history.delayed.slice(), history.leased.slice(), history.dead.slice());
   });
   p.start();
+}
+
+// ---- Sizing
+
+/** What idem size computes, as plots: bytes against the rate asked for, rate against items. */
+function sizingPage(query) {
+  const params = new URLSearchParams(query || '');
+  const capacity = h('input', { id: 'sizing-capacity', value: params.get('capacity') || '1000000', size: 12 });
+  const error = h('input', { id: 'sizing-error', value: params.get('error') || '0.01', size: 8 });
+  ++pageToken;
+  clearTimeout(refreshTimer);
+  const out = h('div', { id: 'sizing' });
+  main.replaceChildren(h('h1', {}, 'Sizing'),
+    h('p', { class: 'muted' }, 'What each filter needs for N items at false-positive rate E, from the core\'s own sizing (what BF.RESERVE and CF.RESERVE allocate, and idem size prints).'),
+    h('form', { class: 'inline', onsubmit: ev => {
+      ev.preventDefault();
+      location.hash = '#/sizing?' + new URLSearchParams({ capacity: capacity.value, error: error.value });
+    } }, 'N items', capacity, 'at rate E', error, h('button', { type: 'submit' }, 'Size')), out);
+  (async () => {
+    try {
+      const s = await sizing(capacity.value, error.value);
+      const names = { bloom: 'Bloom (blocked, BF.RESERVE)', classic: 'Bloom (classic, RedisBloom layout)', cuckoo: 'Cuckoo (CF.RESERVE)' };
+      const rows = Object.entries(names).map(([k, label]) => {
+        const c = s.chosen[k];
+        return [label, c ? h('span', { 'data-bytes': k }, num(c.bytes)) : 'too large', c ? (8 * c.bytes / s.capacity).toFixed(2) : '',
+          c ? (k === 'cuckoo' ? c.shape + '-bit fingerprints' : c.shape + ' hashes') : ''];
+      });
+      const bound = s.capacity * Math.log2(1 / s.rate) / 8;
+      rows.push(['lower bound, N · log2(1/E) bits', num(Math.round(bound)), Math.log2(1 / s.rate).toFixed(2), '']);
+      const bytesBox = h('div', {});
+      const ratesBox = h('div', {});
+      out.replaceChildren(table(['structure', 'bytes', 'bits per item', 'shape'], rows, [1, 2]), bytesBox, ratesBox);
+      const pos = v => (v > 0 ? v : null);
+      const [exs, ...eys] = aligned(
+        { xs: s.errors, ys: s.bytes.bloom }, { xs: s.errors, ys: s.bytes.classic },
+        { xs: s.errors, ys: s.bytes.cuckoo }, { xs: s.errors, ys: s.bytes.bound },
+        { xs: [s.rate], ys: [(s.chosen.bloom || {}).bytes || null] });
+      chart(bytesBox, 'bytes against the false-positive rate asked for, for N = ' + num(s.capacity) + ' (the point: E = ' + s.rate + ')',
+        [names.bloom, names.classic, names.cuckoo, 'lower bound', { label: 'chosen E', points: true, line: false }],
+        { time: false, logX: true, logY: true, xLabel: 'false-positive rate', yLabel: 'bytes', height: 280 })
+        .set(exs, ...eys);
+      const [ixs, ...iys] = aligned(
+        { xs: s.items, ys: s.rates.bloom.map(pos) }, { xs: s.items, ys: s.rates.classic.map(pos) },
+        { xs: s.items, ys: s.rates.cuckoo.map(pos) }, { xs: [s.capacity], ys: [s.rate] });
+      chart(ratesBox, 'false-positive rate against items held, for filters sized for N = ' + num(s.capacity) + ' at E = ' + s.rate + ' (the point)',
+        [names.bloom, names.classic, names.cuckoo, { label: '(N, E)', points: true, line: false }],
+        { time: false, logY: true, xLabel: 'items', yLabel: 'rate', height: 280 })
+        .set(ixs, ...iys);
+    } catch (e) {
+      out.replaceChildren(errorBox(e));
+    }
+  })();
 }
 
 // ---- Slow log and latency
@@ -561,6 +731,7 @@ async function route() {
     case 'queues': queuesPage(); break;
     case 'queue': queuePage(decodeURIComponent(arg)); break;
     case 'server': serverPage(); break;
+    case 'sizing': sizingPage(arg); break;
     default: overviewPage();
   }
 }

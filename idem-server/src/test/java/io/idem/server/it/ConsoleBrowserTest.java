@@ -64,8 +64,12 @@ class ConsoleBrowserTest {
       }
       assertThat(Long.parseLong(types.split("MBbloom--=")[1].split(",")[0]))
           .isEqualTo((Long) c.call("MEMORY", "USAGE", "signups"));
-      browser.waitOn("the families' chart", () -> textOf(browser, ".uplot") != null);
-      browser.screenshot(SHOTS.resolve("overview.png"));
+      // Under a little load, the chart of commands a second by family has something to show.
+      try (Load load = new Load(server.port())) {
+        browser.waitOn("the families' chart", () -> textOf(browser, ".uplot") != null);
+        Thread.sleep(6000);
+        browser.screenshot(SHOTS.resolve("overview.png"));
+      }
 
       // Keys: every key is listed, with its type.
       browser.navigate(base + "#/keys");
@@ -105,7 +109,18 @@ class ConsoleBrowserTest {
       browser.navigate(base + "#/key/orders");
       browser.waitFor("[data-k=Mode]");
       assertThat(browser.text("[data-k=Mode]")).isEqualTo("exact");
-      assertThat(browser.text("[data-k=Items]")).isEqualTo("3");
+      assertThat(browser.text("[data-k=Items]"))
+          .isEqualTo(field((List<?>) c.call("DEDUP.INFO", "orders"), "Items").toString());
+      // Its slices, with their items and the duplicates caught in each, as DEDUP.SLICES gives them.
+      browser.waitFor("[data-slice-items]");
+      for (Object slice : (List<?>) c.call("DEDUP.SLICES", "orders")) {
+        String start = field((List<?>) slice, "start").toString();
+        assertThat(browser.text("[data-slice-items=\"" + start + "\"]").replace(",", ""))
+            .isEqualTo(field((List<?>) slice, "items").toString());
+        assertThat(browser.text("[data-slice-duplicates=\"" + start + "\"]").replace(",", ""))
+            .isEqualTo(field((List<?>) slice, "duplicates").toString());
+      }
+      browser.screenshot(SHOTS.resolve("key-dedup.png"));
 
       // Queues: counts as INFO queues gives them; replaying a dead letter and pausing the queue
       // change the server's state.
@@ -126,6 +141,43 @@ class ConsoleBrowserTest {
       browser.waitOn("the page shows it paused", () -> textOf(browser, "#resume") != null);
       assertThat(browser.text("[data-k=dead]")).isEqualTo("1");
 
+      // Jobs filtered by state, then by id, and an action on the filtered set.
+      browser.eval(
+          "document.querySelector('#jobs-state').value = 'dead';"
+              + " document.querySelector('#jobs-search').click(); true");
+      browser.waitOn(
+          "the dead letters listed", () -> "bounce-2".equals(textOf(browser, "#jobs a[data-job]")));
+      assertThat(browser.eval("document.querySelectorAll('#jobs a[data-job]').length").asLong())
+          .isEqualTo(queueInfo(c).get("dead"));
+      browser.eval(
+          "document.querySelector('#jobs-state').value = '';"
+              + " document.querySelector('#jobs-match').value = 'welcome-*';"
+              + " document.querySelector('#jobs-search').click(); true");
+      browser.waitOn(
+          "the welcome jobs listed",
+          () ->
+              textOf(browser, "#jobs a[data-job]") != null
+                  && textOf(browser, "#jobs a[data-job]").startsWith("welcome-"));
+      assertThat(browser.eval("document.querySelectorAll('#jobs a[data-job]').length").asLong())
+          .isEqualTo(5);
+      browser.screenshot(SHOTS.resolve("queue-jobs.png"));
+      long readyBefore = (Long) queueInfo(c).get("ready");
+      browser.click("#cancel-listed");
+      Browser.waitUntil(
+          "the listed jobs cancelled", () -> queueInfo(c).get("ready").equals(readyBefore - 5));
+      assertThat(c.call("QUEUE.JOB", "emails", "welcome-0")).isNull();
+
+      // Sizing: what the core's sizing gives, as BF.RESERVE allocates it (a classic layer's bits,
+      // after RedisBloom's 96 bytes of structs).
+      browser.navigate(base + "#/sizing?capacity=1000000&error=0.01");
+      browser.waitFor("[data-bytes=classic]");
+      c.call("BF.RESERVE", "sized", "0.01", "1000000", "NONSCALING");
+      long size = (Long) ((List<?>) c.call("BF.INFO", "sized", "SIZE")).get(0);
+      assertThat(browser.text("[data-bytes=classic]").replace(",", ""))
+          .isEqualTo(Long.toString(size - 96));
+      browser.waitFor(".uplot");
+      browser.screenshot(SHOTS.resolve("sizing.png"));
+
       // Slow log and latency: SLOWLOG's entries, and its reset.
       browser.navigate(base + "#/server");
       browser.waitFor("[data-k=slowlog-len]");
@@ -141,6 +193,39 @@ class ConsoleBrowserTest {
     }
   }
 
+  /** A client sending a few hundred commands a second of several families, until closed. */
+  private static final class Load implements AutoCloseable {
+    private final Thread thread;
+    private volatile boolean stop;
+
+    Load(int port) {
+      thread =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try (RespClient c = new RespClient(port)) {
+                      c.call("AUTH", PASSWORD);
+                      for (int i = 0; !stop; i++) {
+                        c.call("BF.ADD", "signups", "load-" + i);
+                        c.call("DEDUP.CLAIM", "orders", "load-" + i, "worker-2");
+                        if (i % 3 == 0) {
+                          c.call("COUNTER.INCRBY", "logins", "*", "carol", "1");
+                        }
+                        Thread.sleep(5);
+                      }
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                  });
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop = true;
+      thread.join();
+    }
+  }
+
   /** Data of every type, a queue with dead letters, and a slow log with entries. */
   private static void populate(RespClient c) throws Exception {
     c.call("BF.RESERVE", "signups", "0.01", "1000");
@@ -150,7 +235,7 @@ class ConsoleBrowserTest {
     c.call("CF.RESERVE", "sessions", "1000");
     c.call("CF.ADD", "sessions", "s1");
     c.call("DEDUP.RESERVE", "orders", "1d", "EXACT");
-    for (String id : List.of("o1", "o2", "o3")) {
+    for (String id : List.of("o1", "o2", "o3", "o2", "o3")) {
       c.call("DEDUP.CLAIM", "orders", id, "worker-1");
     }
     c.call("COUNTER.RESERVE", "logins", "RESOLUTION", "10s", "1h");
@@ -235,14 +320,18 @@ class ConsoleBrowserTest {
     }
   }
 
-  private static Object jobField(RespClient c, String id, String field) throws Exception {
-    List<?> flat = (List<?>) c.call("QUEUE.JOB", "emails", id);
+  private static Object jobField(RespClient c, String id, String name) throws Exception {
+    return field((List<?>) c.call("QUEUE.JOB", "emails", id), name);
+  }
+
+  /** A field of a map reply in RESP2's flat form. */
+  private static Object field(List<?> flat, String name) {
     for (int i = 0; i < flat.size(); i += 2) {
-      if (RespClient.text(flat.get(i)).equals(field)) {
+      if (RespClient.text(flat.get(i)).equals(name)) {
         return flat.get(i + 1);
       }
     }
-    throw new AssertionError("no " + field + " in " + RespClient.text(flat));
+    throw new AssertionError("no " + name + " in " + RespClient.text(flat));
   }
 
   private static String[] concat(String[] a, String[] b) {

@@ -579,8 +579,9 @@ function queuePage(key) {
     stateSel, groupIn, matchIn, h('button', { type: 'submit', id: 'jobs-search' }, 'List jobs'));
 
   const p = page('Queue ' + key, async body => {
-    const [info, dead, groups] = await Promise.all([
-      call('QUEUE.INFO', key), call('QUEUE.DEAD', key, 'COUNT', 100), call('QUEUE.GROUPS', key, 'COUNT', 100)]);
+    const [info, dead, groups, schedules] = await Promise.all([
+      call('QUEUE.INFO', key), call('QUEUE.DEAD', key, 'COUNT', 100), call('QUEUE.GROUPS', key, 'COUNT', 100),
+      call('QUEUE.SCHEDULES', key)]);
     history.t.push(Date.now() / 1000);
     for (const s of ['ready', 'delayed', 'leased', 'dead']) history[s].push(Number(info[s]));
     if (history.t.length > HISTORY) Object.values(history).forEach(a => a.shift());
@@ -603,9 +604,17 @@ function queuePage(key) {
       h('h2', {}, 'Jobs'), jobsForm, jobsOut,
       h('h2', {}, 'A job by id'), jobForm, jobOut,
       h('h2', {}, 'Groups'),
-      groups.length ? table(['group', 'weight', 'paused', 'rate', 'concurrency', 'ready', 'leased', 'jobs'],
-        groups.map(g => [g.name, g.weight, g.paused, show(g.rate), show(g.concurrency), g.ready, g.leased, g.jobs]), [5, 6, 7])
-        : h('p', { class: 'muted' }, 'No named groups.'));
+      groups.length ? table(['group', 'weight', 'paused', 'rate', 'concurrency', 'ready', 'leased', 'jobs', ''],
+        groups.map(g => [g.name, g.weight, g.paused, show(g.rate), show(g.concurrency), g.ready, g.leased, g.jobs,
+          Number(g.paused) === 1
+            ? h('button', { class: 'secondary', 'data-resume-group': g.name, onclick: () => act('resume ' + g.name, 'QUEUE.RESUME', key, 'GROUP', g.name) }, 'Resume')
+            : h('button', { class: 'secondary', 'data-pause-group': g.name, onclick: () => act('pause ' + g.name, 'QUEUE.PAUSE', key, 'GROUP', g.name) }, 'Pause')]), [5, 6, 7])
+        : h('p', { class: 'muted' }, 'No named groups.'),
+      h('h2', {}, 'Schedules'),
+      schedules.length ? table(['name', 'when', 'next run', 'runs', 'missed', ''],
+        schedules.map(sc => [sc.name, sc.when, sc.next === null ? (Number(sc.done) === 1 ? 'done' : '') : new Date(Number(sc.next)).toLocaleString(),
+          sc.runs, sc.missed, h('button', { class: 'danger', 'data-unschedule': sc.name, onclick: () => act('unschedule ' + sc.name, 'QUEUE.UNSCHEDULE', key, sc.name) }, 'Unschedule')]), [3])
+        : h('p', { class: 'muted' }, 'No schedules.'));
     if (!listedOnce) {
       listedOnce = true;
       listJobs();

@@ -167,6 +167,7 @@ class ClusterFaultTest {
     final Map<String, Long> done = new ConcurrentHashMap<>();
 
     final AtomicLong doubleAcks = new AtomicLong();
+    final java.util.Queue<String> doubleAcked = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /** Acks whose reply never came: queue + job id to their signatures. */
     final Map<String, Set<String>> unanswered = new ConcurrentHashMap<>();
@@ -676,8 +677,19 @@ class ClusterFaultTest {
           try (Connection conn = provider.getConnectionFromSlot(Slots.of(b(queue)))) {
             Object reply = conn.executeCommand(raw(cmd));
             if (fate != 8 && Long.valueOf(1).equals(reply)) {
-              if (done.putIfAbsent(queue + " " + id, token) != null) {
+              Long before = done.putIfAbsent(queue + " " + id, token);
+              if (before != null) {
                 doubleAcks.incrementAndGet();
+                doubleAcked.add(
+                    queue
+                        + " "
+                        + id
+                        + " acked under "
+                        + before
+                        + " then "
+                        + token
+                        + ", leased under "
+                        + deliveries.get(queue + " " + id));
               }
             }
           } catch (RuntimeException e) {
@@ -974,7 +986,7 @@ class ClusterFaultTest {
 
     void check() throws Exception {
       assertThat(acked.get()).as("acknowledged writes").isGreaterThan(200);
-      assertThat(doubleAcks.get()).as("jobs acked twice").isZero();
+      assertThat(doubleAcks.get()).as("jobs acked twice: %s", doubleAcked).isZero();
 
       // A fresh node, alone, replays the whole topic: the state the log defines.
       int freshPort = freePort();

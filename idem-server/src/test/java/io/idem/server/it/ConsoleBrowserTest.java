@@ -167,6 +167,20 @@ class ConsoleBrowserTest {
           "the listed jobs cancelled", () -> queueInfo(c).get("ready").equals(readyBefore - 5));
       assertThat(c.call("QUEUE.JOB", "emails", "welcome-0")).isNull();
 
+      // A group resumed, a schedule removed.
+      browser.waitFor("[data-resume-group=tenant-a]");
+      browser.click("[data-resume-group=tenant-a]");
+      Browser.waitUntil(
+          "the group resumed",
+          () ->
+              field((List<?>) ((List<?>) unchecked(c, "QUEUE.GROUPS", "emails")).get(0), "paused")
+                  .equals(0L));
+      browser.waitFor("[data-unschedule=digest]");
+      browser.click("[data-unschedule=digest]");
+      Browser.waitUntil(
+          "the schedule removed",
+          () -> ((List<?>) unchecked(c, "QUEUE.SCHEDULES", "emails")).isEmpty());
+
       // Sizing: what the core's sizing gives, as BF.RESERVE allocates it (a classic layer's bits,
       // after RedisBloom's 96 bytes of structs).
       browser.navigate(base + "#/sizing?capacity=1000000&error=0.01");
@@ -235,9 +249,11 @@ class ConsoleBrowserTest {
     c.call("CF.RESERVE", "sessions", "1000");
     c.call("CF.ADD", "sessions", "s1");
     c.call("DEDUP.RESERVE", "orders", "1d", "EXACT");
-    for (String id : List.of("o1", "o2", "o3", "o2", "o3")) {
+    for (String id : List.of("o1", "o2", "o3")) {
       c.call("DEDUP.CLAIM", "orders", id, "worker-1");
     }
+    c.call("DEDUP.CLAIM", "orders", "o2", "worker-9"); // duplicates: another owner's claims
+    c.call("DEDUP.CLAIM", "orders", "o3", "worker-9");
     c.call("COUNTER.RESERVE", "logins", "RESOLUTION", "10s", "1h");
     c.call("COUNTER.INCRBY", "logins", "*", "alice", "3", "bob", "1");
     c.call("DISTINCT.RESERVE", "visitors");
@@ -272,6 +288,9 @@ class ConsoleBrowserTest {
         c.call("QUEUE.RELEASE", "emails", id, token);
       }
     }
+    // A paused group with no jobs yet, and a yearly schedule whose first run is months away.
+    c.call("QUEUE.PAUSE", "emails", "GROUP", "tenant-a");
+    c.call("QUEUE.SCHEDULE", "emails", "digest", "CRON", "0 0 1 1 *", "digest");
     c.call("CONFIG", "SET", "slowlog-log-slower-than", "0");
     c.call("INFO", "server");
     c.call("CONFIG", "SET", "slowlog-log-slower-than", "1000000000");

@@ -95,6 +95,15 @@ public final class ClusterLog implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final Map<Long, CompletableFuture<Reply>> pending = new ConcurrentHashMap<>();
   private final AppliedOffsets offsets;
+
+  /**
+   * Each partition's time of its last applied record, Long.MIN_VALUE before the first: a record is
+   * applied at its producer's time or this, whichever is later, so a key's time never goes back
+   * (its producers' clocks differ). Every node derives the same times from the same records, and
+   * stores each beside its partition's offset. Touched by the tailer only.
+   */
+  private final long[] appliedTime;
+
   private final AtomicLong applied = new AtomicLong();
 
   /**
@@ -152,6 +161,8 @@ public final class ClusterLog implements AutoCloseable {
     this.faults = faults;
     this.journalFailure = journalFailure;
     this.offsets = new AppliedOffsets(topology.partitions());
+    this.appliedTime = new long[topology.partitions()];
+    java.util.Arrays.fill(appliedTime, Long.MIN_VALUE);
     Admin a = null;
     KafkaProducer<byte[], byte[]> p = null;
     KafkaConsumer<byte[], byte[]> c = null;
@@ -219,6 +230,11 @@ public final class ClusterLog implements AutoCloseable {
     for (TopicPartition tp : mine) {
       byte[] stored = journal.meta(offsetName(tp.partition()));
       long next = stored == null ? 0 : ByteBuffer.wrap(stored).getLong();
+      // Stores before the time was kept hold the offset alone: their time starts again.
+      appliedTime[tp.partition()] =
+          stored != null && stored.length >= 16
+              ? ByteBuffer.wrap(stored).getLong(8)
+              : Long.MIN_VALUE;
       long start = starts.getOrDefault(tp, 0L);
       long end = ends.getOrDefault(tp, 0L);
       if (next < start) {
@@ -728,6 +744,20 @@ public final class ClusterLog implements AutoCloseable {
     return membershipError;
   }
 
+  /**
+   * The next offset this node will apply in each partition it serves, as {@code partition=offset}
+   * pairs (INFO cluster's cluster_log_offsets): the position of this node's replicas in the log.
+   */
+  public String appliedOffsets() {
+    StringBuilder b = new StringBuilder();
+    for (int p = 0; p < topology.partitions(); p++) {
+      if (topology.servesPartition(p)) {
+        b.append(b.isEmpty() ? "" : ",").append(p).append('=').append(offsets.next(p));
+      }
+    }
+    return b.toString();
+  }
+
   /** Records this node has applied (or skipped) since it started. */
   public long applied() {
     return applied.get();
@@ -748,6 +778,7 @@ public final class ClusterLog implements AutoCloseable {
     }
     List<Command> commands = rec == null ? List.of() : commandsOf(rec, r);
     Reply reply = null;
+    long at = Math.max(r.timestamp(), appliedTime[r.partition()]);
     // The record's keys stay locked until its changes and offset are numbered, together, when the
     // transaction closes: the handlers' own writes nest inside it and unlock before that, and a
     // snapshot imaging a key in between would hold a change the log replays on top of it.
@@ -756,7 +787,7 @@ public final class ClusterLog implements AutoCloseable {
         reply = Reply.err("the log carries only keyed data commands of the record's partition");
       } else if (rec != null) {
         boolean transaction = rec.transaction();
-        reply = engine.at(r.timestamp(), () -> run(commands, transaction));
+        reply = engine.at(at, () -> run(commands, transaction));
       }
       try {
         faults.at(StoreFaults.Step.APPLY_BEFORE_OFFSET);
@@ -764,8 +795,10 @@ public final class ClusterLog implements AutoCloseable {
         throw new IllegalStateException(e);
       }
       journal.putMeta(
-          offsetName(r.partition()), ByteBuffer.allocate(8).putLong(r.offset() + 1).array());
+          offsetName(r.partition()),
+          ByteBuffer.allocate(16).putLong(r.offset() + 1).putLong(at).array());
     }
+    appliedTime[r.partition()] = at;
     applied.incrementAndGet();
     offsets.advance(r.partition(), r.offset() + 1);
     if (rec != null && rec.origin() == topology.me()) {

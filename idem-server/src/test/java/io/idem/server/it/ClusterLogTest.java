@@ -843,6 +843,76 @@ class ClusterLogTest {
     }
   }
 
+  /**
+   * Records carry their producer's time, and producers' clocks differ: a record from a node whose
+   * clock is behind is applied at its partition's last time instead, so a key's time never goes
+   * back (a grouped queue restored from its snapshot and journal diverged from the log when it did:
+   * a job made ready by an unlogged settle was leased by an earlier-stamped reserve). A node
+   * restarted from its store keeps the times it stored with the offsets.
+   */
+  @Test
+  void recordsFromASlowClock_areAppliedNoEarlierThanTheirPartitionsLastTime() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int[] ports = {freePort(), freePort()};
+      ServerHarness b = null;
+      try (ServerHarness a = replica(broker, "a", ports)) {
+        b = replica(broker, "b", ports, dir.resolve("replica-b"), "test-clock-offset", "-600000");
+        try (RespClient ca = new RespClient(ports[0]);
+            RespClient cb = new RespClient(ports[1])) {
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
+          ca.call("QUEUE.ADD", "{q}", "first", "ID", "a1");
+          long dueA = due(ca, "a1");
+          cb.call("QUEUE.ADD", "{q}", "second", "ID", "b1");
+          long dueB = due(cb, "b1");
+          // Node b's clock is ten minutes behind: its record's own time would be.
+          assertThat(dueB).isGreaterThanOrEqualTo(dueA);
+          awaitJob(ca, "b1");
+          assertThat(due(ca, "b1")).isEqualTo(dueB); // every node applies it at the same time
+        }
+        // Restarted from its store, b applies later records no earlier than what it stored.
+        b.close();
+        b = replica(broker, "b", ports, dir.resolve("replica-b"), "test-clock-offset", "-600000");
+        try (RespClient ca = new RespClient(ports[0]);
+            RespClient cb = new RespClient(ports[1])) {
+          awaitInfo(ca, "cluster_live_nodes", "a,b");
+          awaitInfo(cb, "cluster_log_caught_up", "1");
+          long before = due(cb, "b1");
+          cb.call("QUEUE.ADD", "{q}", "third", "ID", "b2");
+          assertThat(due(cb, "b2")).isGreaterThanOrEqualTo(before);
+          awaitJob(ca, "b2");
+          assertThat(due(ca, "b2")).isEqualTo(due(cb, "b2"));
+          // Each node shows its place in the log, partition by partition.
+          assertThat(RespClient.text(cb.call("INFO", "cluster")))
+              .containsPattern("cluster_log_offsets:0=\\d+,1=\\d+,2=\\d+,3=\\d+\r\n");
+        }
+      } finally {
+        if (b != null) {
+          b.close();
+        }
+      }
+    }
+  }
+
+  /** Waits until the node has applied the record that added the job. */
+  private static void awaitJob(RespClient c, String id) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (c.call("QUEUE.JOB", "{q}", id) == null) {
+      assertThat(System.nanoTime()).as("job %s applied", id).isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+
+  /** A job's due time, from QUEUE.JOB's flat map. */
+  private static long due(RespClient c, String id) throws Exception {
+    List<?> job = (List<?>) c.call("QUEUE.JOB", "{q}", id);
+    for (int i = 0; i < job.size(); i += 2) {
+      if (RespClient.text(job.get(i)).equals("due")) {
+        return (Long) job.get(i + 1);
+      }
+    }
+    throw new AssertionError("no due in " + RespClient.text(job));
+  }
+
   /** The token of a begin that answered started. */
   private static long begun(Object reply) {
     List<?> r = (List<?>) reply;

@@ -97,6 +97,14 @@ final class ServeCommand implements Callable<Integer> {
             + endpoints(config.get("bind"), server.port())
             + " with data in "
             + Path.of(config.get("dir")).toAbsolutePath().normalize());
+    if (config.getBool("console")) {
+      err.println(
+          "idem: console on http://"
+              + hostForUrl(config.get("metrics-bind"))
+              + ":"
+              + server.metricsPort()
+              + "/console/");
+    }
     err.flush();
     try {
       server.awaitStop();
@@ -104,6 +112,14 @@ final class ServeCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** An address as a URL writes it: IPv6 in brackets, the wildcard as the loopback address. */
+  private static String hostForUrl(String bind) {
+    if (bind.equals("0.0.0.0") || bind.equals("::") || bind.equals("*")) {
+      return "127.0.0.1";
+    }
+    return bind.contains(":") ? "[" + bind + "]" : bind;
   }
 
   /**

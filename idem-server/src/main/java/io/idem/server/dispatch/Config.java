@@ -166,7 +166,7 @@ public final class Config {
             "no",
             List.of("yes", "no"),
             false,
-            "serve the web console under /console on metrics-port"));
+            "serve the web console under /console on metrics-port (9121 if that is 0)"));
     c.define(
         choice(
             "loglevel",

@@ -215,9 +215,7 @@ public final class IdemServer implements ServerContext, AutoCloseable {
       int metricsPort = config.getInt("metrics-port");
       boolean console = config.getBool("console");
       if (console && metricsPort == 0) {
-        throw new StartException(
-            "console yes needs an HTTP port to serve it on: set metrics-port (docs/console.md)",
-            null);
+        metricsPort = CONSOLE_PORT; // one setting turns the console on: its port has a default
       }
       if (metricsPort > 0) {
         server.metrics =
@@ -595,6 +593,9 @@ public final class IdemServer implements ServerContext, AutoCloseable {
   public Engine engine() {
     return engine;
   }
+
+  /** The HTTP port {@code console yes} serves on when {@code metrics-port} is 0 (off). */
+  public static final int CONSOLE_PORT = 9121;
 
   /** The dispatcher every client's commands run through (the console's too). */
   public Dispatcher dispatcher() {

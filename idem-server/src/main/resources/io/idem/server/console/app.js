@@ -281,7 +281,10 @@ function overviewPage() {
           tile('Live nodes', s.cluster_live_nodes, 'cluster_live_nodes'),
           tile('Log applied (this node)', s.cluster_log_applied, 'cluster_log_applied'),
           tile('Caught up', s.cluster_log_caught_up, 'cluster_log_caught_up')),
-        table(['node', 'address', 'flags', 'state', 'slots'], nodes.map(n => [n[0], n[1], n[2], n[7], n.slice(8).join(' ')])));
+        table(['node', 'address', 'flags', 'state', 'slots'], nodes.map(n => [n[0], n[1], n[2], n[7], n.slice(8).join(' ')])),
+        h('h2', {}, 'This node\'s place in the log (next offset to apply, by partition)'),
+        table(['partition', 'next offset'], Object.entries(pairs(s.cluster_log_offsets)).map(([p, o]) =>
+          [p, h('span', { 'data-offset': p }, num(Number(o)))]), [1]));
     }
     body.replaceChildren(...parts);
     if (famNames.length) {

@@ -2,6 +2,7 @@ package io.idem.server.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.idem.server.cluster.KafkaBroker;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -204,6 +205,44 @@ class ConsoleBrowserTest {
       assertThat(browser.errors().subList(refusals, browser.errors().size()))
           .as("the page's console errors once signed in")
           .isEmpty();
+    }
+  }
+
+  /**
+   * On a cluster node the overview shows the cluster: its nodes, and this node's place in the log
+   * partition by partition, as INFO cluster gives it.
+   */
+  @Test
+  void onAClusterNode_theOverviewShowsTheClusterAndTheNodesPlaceInTheLog() throws Exception {
+    try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
+      int port;
+      try (java.net.ServerSocket s =
+          new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        port = s.getLocalPort();
+      }
+      try (ServerHarness server =
+              ServerHarness.withHttpPort(
+                  dir.resolve("node"),
+                  LoneNode.settings(
+                      port, broker.bootstrapServers(), "console", 4, "console", "yes"));
+          RespClient c = new RespClient(port);
+          Browser browser = Browser.start(dir)) {
+        for (String key : LoneNode.keyInEachPartition(4)) {
+          assertThat(c.call("BF.ADD", key, "x")).isEqualTo(1L);
+        }
+        browser.navigate(server.http() + "/console/");
+        browser.waitFor("[data-offset=\"3\"]");
+        Map<String, String> cluster = info(c, "cluster");
+        for (String pair : cluster.get("cluster_log_offsets").split(",")) {
+          String[] po = pair.split("=");
+          assertThat(browser.text("[data-offset=\"" + po[0] + "\"]").replace(",", ""))
+              .as("partition %s", po[0])
+              .isEqualTo(po[1]);
+        }
+        assertThat(browser.text("[data-k=cluster_live_nodes]")).isEqualTo("a");
+        browser.screenshot(SHOTS.resolve("overview-cluster.png"));
+        assertThat(browser.errors()).as("the page's console errors").isEmpty();
+      }
     }
   }
 

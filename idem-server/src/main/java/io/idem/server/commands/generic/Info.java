@@ -98,6 +98,7 @@ public final class Info {
             // nodes as it sees them.
             field(b, "cluster_log_caught_up", server.clusterLog().caughtUp() ? 1 : 0);
             field(b, "cluster_log_applied", server.clusterLog().applied());
+            field(b, "cluster_log_offsets", server.clusterLog().appliedOffsets());
             String stopped = server.clusterLog().stopped();
             String membership = server.clusterLog().membershipError();
             String unreachable = server.clusterLog().brokersUnreachable();

@@ -97,10 +97,10 @@ public final class ClusterLog implements AutoCloseable {
   private final AppliedOffsets offsets;
 
   /**
-   * Each partition's time of its last applied record, Long.MIN_VALUE before the first: a record is
-   * applied at its producer's time or this, whichever is later, so a key's time never goes back
-   * (its producers' clocks differ). Every node derives the same times from the same records, and
-   * stores each beside its partition's offset. Touched by the tailer only.
+   * Each partition's latest applied time, Long.MIN_VALUE before the first record: a record an Idem
+   * node produced is applied at its timestamp or this, whichever is later, so the nodes' differing
+   * clocks never move a key's time back. Every node derives the same times from the same records,
+   * and stores each beside its partition's offset. Touched by the tailer only.
    */
   private final long[] appliedTime;
 
@@ -778,7 +778,11 @@ public final class ClusterLog implements AutoCloseable {
     }
     List<Command> commands = rec == null ? List.of() : commandsOf(rec, r);
     Reply reply = null;
-    long at = Math.max(r.timestamp(), appliedTime[r.partition()]);
+    // A node stamps its records with its clock, which may run behind another's: such a record
+    // applies at its partition's last time. A record from outside carries the time its producer
+    // meant (old events loaded late), and applies at it.
+    boolean byNode = rec != null && rec.origin() != CommandRecord.OUTSIDE;
+    long at = byNode ? Math.max(r.timestamp(), appliedTime[r.partition()]) : r.timestamp();
     // The record's keys stay locked until its changes and offset are numbered, together, when the
     // transaction closes: the handlers' own writes nest inside it and unlock before that, and a
     // snapshot imaging a key in between would hold a change the log replays on top of it.
@@ -796,9 +800,12 @@ public final class ClusterLog implements AutoCloseable {
       }
       journal.putMeta(
           offsetName(r.partition()),
-          ByteBuffer.allocate(16).putLong(r.offset() + 1).putLong(at).array());
+          ByteBuffer.allocate(16)
+              .putLong(r.offset() + 1)
+              .putLong(Math.max(appliedTime[r.partition()], at))
+              .array());
     }
-    appliedTime[r.partition()] = at;
+    appliedTime[r.partition()] = Math.max(appliedTime[r.partition()], at);
     applied.incrementAndGet();
     offsets.advance(r.partition(), r.offset() + 1);
     if (rec != null && rec.origin() == topology.me()) {

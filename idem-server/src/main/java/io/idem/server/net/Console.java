@@ -58,7 +58,6 @@ final class Console {
           "queue.purge",
           "queue.pause",
           "queue.resume",
-          "queue.release",
           "queue.config",
           "queue.group",
           "queue.unschedule",

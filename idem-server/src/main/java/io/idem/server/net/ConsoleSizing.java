@@ -1,7 +1,10 @@
 package io.idem.server.net;
 
+import io.idem.core.dedup.DedupSizing;
+import io.idem.core.dedup.DedupTable;
 import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
+import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.RedisBloomChain;
 import java.util.Locale;
 import java.util.function.DoubleFunction;
@@ -12,11 +15,15 @@ import org.jspecify.annotations.Nullable;
  * The console's sizing plots, from the core's own sizing methods (the ones the filters are built
  * with, and {@code idem size} prints): for N items at rate E, each filter's bytes against the rate
  * asked for, and each filter's false-positive rate against the items it holds, with the point for
- * (N, E) marked by the page. A fixed number of points, so a request's cost is bounded.
+ * (N, E) marked by the page; a dedup table's memory for N claims a day, and how long a RecentSet
+ * sized for N remembers. A fixed number of points, so a request's cost is bounded.
  */
 final class ConsoleSizing {
 
   static final long MAX_CAPACITY = 1L << 40;
+  private static final long DAY = 86_400_000L;
+  private static final int SLICES = DedupSizing.defaultSlices(DAY);
+  private static final double REMEMBER = 0.9;
   private static final int ERROR_POINTS = 25;
   private static final int ITEM_POINTS = 41;
 
@@ -79,6 +86,13 @@ final class ConsoleSizing {
         });
     b.append(',');
     series(b, "bound", errors, x -> n * (Math.log(1 / x) / Math.log(2)) / 8);
+    // Dedup tables holding N claims a day: FILTER's slice filters at each rate; EXACT's in-memory
+    // index is sized for its own rate, so one figure whatever the rate (its rows are on disk).
+    b.append(',');
+    series(b, "dedupFilter", errors, x -> dedup(DedupSizing.filter(DAY, SLICES, n, x)));
+    b.append(',');
+    Double exact = dedup(DedupSizing.exact(DAY, SLICES, n));
+    series(b, "dedupExact", errors, x -> exact);
     b.append('}');
 
     // The rate against the items held, from none to twice N, for filters sized for (N, E).
@@ -97,6 +111,19 @@ final class ConsoleSizing {
     rates(b, "classic", items, classic == null ? null : classic::rateAt);
     b.append(',');
     rates(b, "cuckoo", items, cuckoo == null ? null : cuckoo::rateAt);
+    // A RecentSet sized to still recognise an item after N further distinct items with
+    // probability 0.9: that probability after 0 to 2 N of them.
+    long slots = RecentSet.slotsToRemember(n, REMEMBER);
+    b.append("},\"recent\":{\"slots\":");
+    if (slots > RecentSet.MAX_SLOTS) {
+      b.append("null");
+    } else {
+      b.append(slots)
+          .append(",\"bytes\":")
+          .append(dedupBytes(DedupSizing.recent(DAY, SLICES, slots)));
+      b.append(",\"remember\":");
+      array(b, items.length, i -> RecentSet.rememberProbability(slots, items[i]));
+    }
     b.append("},\"chosen\":{\"bloom\":");
     chosen(b, bloom == null ? null : bloom.bytes(), bloom == null ? null : bloom.hashes());
     b.append(",\"classic\":");
@@ -107,6 +134,24 @@ final class ConsoleSizing {
         cuckoo == null ? null : cuckoo.bytes(),
         cuckoo == null ? null : cuckoo.fingerprintBits());
     return b.append("}}").toString();
+  }
+
+  /** A dedup table's memory, or null if DEDUP.RESERVE would refuse it. */
+  private static @Nullable Double dedup(DedupTable.Params p) {
+    long bytes = dedupBytes(p);
+    return bytes < 0 ? null : (double) bytes;
+  }
+
+  private static long dedupBytes(DedupTable.Params p) {
+    if (DedupSizing.check(p) != null) {
+      return -1;
+    }
+    try {
+      long bytes = DedupSizing.bytes(p);
+      return bytes == Long.MAX_VALUE ? -1 : bytes;
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      return -1;
+    }
   }
 
   private static BloomFilter.@Nullable Sizing bloom(long n, double e) {

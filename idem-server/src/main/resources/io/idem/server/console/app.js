@@ -578,6 +578,19 @@ function queuePage(key) {
       jobsOut.replaceChildren(errorBox(e));
     }
   };
+  // The queue's limits and a group's settings, as QUEUE.CONFIG and QUEUE.GROUP take them.
+  const words = text => text.trim().split(/\s+/).filter(Boolean);
+  const configIn = h('input', { id: 'config-options', size: 40, placeholder: 'e.g. GROUP-CONCURRENCY 2 RATE 100 1m' });
+  const configForm = h('form', { class: 'inline', onsubmit: ev => {
+    ev.preventDefault();
+    act('QUEUE.CONFIG', 'QUEUE.CONFIG', key, ...words(configIn.value));
+  } }, 'QUEUE.CONFIG ' + key, configIn, h('button', { type: 'submit', id: 'config-apply' }, 'Apply'));
+  const groupName = h('input', { id: 'group-name', placeholder: 'group' });
+  const groupOptions = h('input', { id: 'group-options', size: 32, placeholder: 'e.g. WEIGHT 3 CONCURRENCY 2' });
+  const groupForm = h('form', { class: 'inline', onsubmit: ev => {
+    ev.preventDefault();
+    act('QUEUE.GROUP ' + groupName.value, 'QUEUE.GROUP', key, groupName.value, ...words(groupOptions.value));
+  } }, 'QUEUE.GROUP ' + key, groupName, groupOptions, h('button', { type: 'submit', id: 'group-apply' }, 'Apply'));
   const jobsForm = h('form', { class: 'inline', onsubmit: ev => { ev.preventDefault(); listJobs(); } },
     stateSel, groupIn, matchIn, h('button', { type: 'submit', id: 'jobs-search' }, 'List jobs'));
 
@@ -613,6 +626,7 @@ function queuePage(key) {
             ? h('button', { class: 'secondary', 'data-resume-group': g.name, onclick: () => act('resume ' + g.name, 'QUEUE.RESUME', key, 'GROUP', g.name) }, 'Resume')
             : h('button', { class: 'secondary', 'data-pause-group': g.name, onclick: () => act('pause ' + g.name, 'QUEUE.PAUSE', key, 'GROUP', g.name) }, 'Pause')]), [5, 6, 7])
         : h('p', { class: 'muted' }, 'No named groups.'),
+      h('h2', {}, 'Limits'), configForm, groupForm,
       h('h2', {}, 'Schedules'),
       schedules.length ? table(['name', 'when', 'next run', 'runs', 'missed', ''],
         schedules.map(sc => [sc.name, sc.when, sc.next === null ? (Number(sc.done) === 1 ? 'done' : '') : new Date(Number(sc.next)).toLocaleString(),
@@ -647,24 +661,43 @@ function sizingPage(query) {
   (async () => {
     try {
       const s = await sizing(capacity.value, error.value);
-      const names = { bloom: 'Bloom (blocked, BF.RESERVE)', classic: 'Bloom (classic, RedisBloom layout)', cuckoo: 'Cuckoo (CF.RESERVE)' };
-      const rows = Object.entries(names).map(([k, label]) => {
+      const names = { bloom: 'Bloom (blocked, BF.RESERVE)', classic: 'Bloom (classic, RedisBloom layout)', cuckoo: 'Cuckoo (CF.RESERVE)',
+        dedupFilter: 'DEDUP FILTER, N claims a day', dedupExact: 'DEDUP EXACT, its memory (rows on disk)' };
+      const rows = Object.entries(names).filter(([k]) => s.chosen[k] !== undefined).map(([k, label]) => {
         const c = s.chosen[k];
         return [label, c ? h('span', { 'data-bytes': k }, num(c.bytes)) : 'too large', c ? (8 * c.bytes / s.capacity).toFixed(2) : '',
           c ? (k === 'cuckoo' ? c.shape + '-bit fingerprints' : c.shape + ' hashes') : ''];
       });
       const bound = s.capacity * Math.log2(1 / s.rate) / 8;
       rows.push(['lower bound, N · log2(1/E) bits', num(Math.round(bound)), Math.log2(1 / s.rate).toFixed(2), '']);
+      // The plotted rate nearest E (E itself, up to rounding): the dedup tables' figures at E.
+      const k = s.errors.reduce((best, e, j) => (Math.abs(Math.log(e / s.rate)) < Math.abs(Math.log(s.errors[best] / s.rate)) ? j : best), 0);
+      for (const d of ['dedupFilter', 'dedupExact']) {
+        const v = s.bytes[d][k];
+        if (v !== null) rows.push([names[d], h('span', { 'data-bytes': d }, num(Math.round(v))), (8 * v / s.capacity).toFixed(2), '24 h window']);
+      }
+      if (s.recent.slots !== null) {
+        rows.push(['DEDUP RECENT / RecentSet remembering 90 % after N more', h('span', { 'data-bytes': 'recent' }, num(s.recent.bytes)),
+          (8 * s.recent.bytes / s.capacity).toFixed(2), num(s.recent.slots) + ' slots']);
+      }
       const bytesBox = h('div', {});
       const ratesBox = h('div', {});
-      out.replaceChildren(table(['structure', 'bytes', 'bits per item', 'shape'], rows, [1, 2]), bytesBox, ratesBox);
+      const recentBox = h('div', {});
+      out.replaceChildren(table(['structure', 'bytes', 'bits per item', 'shape'], rows, [1, 2]), bytesBox, ratesBox, recentBox);
+      if (s.recent.slots !== null) {
+        chart(recentBox, 'a RecentSet (DEDUP ... RECENT) of ' + num(s.recent.slots) + ' slots: the chance it still recognises an item after so many further distinct items (the point: N, 0.9)',
+          ['remembered', { label: '(N, 0.9)', points: true, line: false }],
+          { time: false, xLabel: 'further distinct items', yLabel: 'probability', height: 240 })
+          .set(...aligned({ xs: s.items, ys: s.recent.remember }, { xs: [s.capacity], ys: [0.9] }));
+      }
       const pos = v => (v > 0 ? v : null);
       const [exs, ...eys] = aligned(
         { xs: s.errors, ys: s.bytes.bloom }, { xs: s.errors, ys: s.bytes.classic },
         { xs: s.errors, ys: s.bytes.cuckoo }, { xs: s.errors, ys: s.bytes.bound },
+        { xs: s.errors, ys: s.bytes.dedupFilter }, { xs: s.errors, ys: s.bytes.dedupExact },
         { xs: [s.rate], ys: [(s.chosen.bloom || {}).bytes || null] });
       chart(bytesBox, 'bytes against the false-positive rate asked for, for N = ' + num(s.capacity) + ' (the point: E = ' + s.rate + ')',
-        [names.bloom, names.classic, names.cuckoo, 'lower bound', { label: 'chosen E', points: true, line: false }],
+        [names.bloom, names.classic, names.cuckoo, 'lower bound', names.dedupFilter, names.dedupExact, { label: 'chosen E', points: true, line: false }],
         { time: false, logX: true, logY: true, xLabel: 'false-positive rate', yLabel: 'bytes', height: 280 })
         .set(exs, ...eys);
       const [ixs, ...iys] = aligned(

@@ -176,6 +176,16 @@ class ConsoleBrowserTest {
           () ->
               field((List<?>) ((List<?>) unchecked(c, "QUEUE.GROUPS", "emails")).get(0), "paused")
                   .equals(0L));
+      // A group's settings, as QUEUE.GROUP takes them.
+      browser.eval(
+          "document.querySelector('#group-name').value = 'tenant-a';"
+              + " document.querySelector('#group-options').value = 'WEIGHT 3 CONCURRENCY 2';"
+              + " document.querySelector('#group-apply').click(); true");
+      Browser.waitUntil(
+          "the group's weight set",
+          () ->
+              field((List<?>) ((List<?>) unchecked(c, "QUEUE.GROUPS", "emails")).get(0), "weight")
+                  .equals(3L));
       browser.waitFor("[data-unschedule=digest]");
       browser.click("[data-unschedule=digest]");
       Browser.waitUntil(

@@ -295,11 +295,15 @@ public final class IdemServer implements ServerContext, AutoCloseable {
     }
   }
 
-  /** The engine's clock: the system's, moved by test-clock-offset in the tests of skewed nodes. */
+  /**
+   * The engine's clock: the system's, moved by test-clock-offset in the tests of skewed nodes, and
+   * never going back (MonotonicClock).
+   */
   private static java.util.function.LongSupplier clock(long offsetMillis) {
-    return offsetMillis == 0
-        ? System::currentTimeMillis
-        : () -> System.currentTimeMillis() + offsetMillis;
+    return new io.idem.server.engine.MonotonicClock(
+        offsetMillis == 0
+            ? System::currentTimeMillis
+            : () -> System.currentTimeMillis() + offsetMillis);
   }
 
   /**

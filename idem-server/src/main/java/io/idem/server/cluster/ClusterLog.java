@@ -783,6 +783,7 @@ public final class ClusterLog implements AutoCloseable {
     // meant (old events loaded late), and applies at it.
     boolean byNode = rec != null && rec.origin() != CommandRecord.OUTSIDE;
     long at = byNode ? Math.max(r.timestamp(), appliedTime[r.partition()]) : r.timestamp();
+    long latest = Math.max(appliedTime[r.partition()], at);
     // The record's keys stay locked until its changes and offset are numbered, together, when the
     // transaction closes: the handlers' own writes nest inside it and unlock before that, and a
     // snapshot imaging a key in between would hold a change the log replays on top of it.
@@ -800,12 +801,9 @@ public final class ClusterLog implements AutoCloseable {
       }
       journal.putMeta(
           offsetName(r.partition()),
-          ByteBuffer.allocate(16)
-              .putLong(r.offset() + 1)
-              .putLong(Math.max(appliedTime[r.partition()], at))
-              .array());
+          ByteBuffer.allocate(16).putLong(r.offset() + 1).putLong(latest).array());
     }
-    appliedTime[r.partition()] = Math.max(appliedTime[r.partition()], at);
+    appliedTime[r.partition()] = latest;
     applied.incrementAndGet();
     offsets.advance(r.partition(), r.offset() + 1);
     if (rec != null && rec.origin() == topology.me()) {

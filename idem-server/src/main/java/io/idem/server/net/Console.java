@@ -110,8 +110,9 @@ final class Console {
   private static Map<String, Asset> loadAssets() {
     Map<String, Asset> m = new LinkedHashMap<>();
     String html = "text/html; charset=utf-8";
-    m.put("", new Asset(resource("/io/idem/server/console/index.html"), html));
-    m.put("/", new Asset(resource("/io/idem/server/console/index.html"), html));
+    Asset index = new Asset(resource("/io/idem/server/console/index.html"), html);
+    m.put("", index);
+    m.put("/", index);
     m.put(
         "/app.js",
         new Asset(resource("/io/idem/server/console/app.js"), "text/javascript; charset=utf-8"));

@@ -6,9 +6,11 @@ import io.idem.core.filter.BloomFilter;
 import io.idem.core.filter.CuckooFilter;
 import io.idem.core.filter.RecentSet;
 import io.idem.core.filter.RedisBloomChain;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.DoubleFunction;
-import java.util.function.LongFunction;
+import java.util.function.LongToDoubleFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,33 +60,17 @@ final class ConsoleSizing {
     b.append(",\"errors\":");
     array(b, errors.length, i -> errors[i]);
     b.append(",\"bytes\":{");
-    series(
-        b,
-        "bloom",
-        errors,
-        x -> {
-          BloomFilter.Sizing s = bloom(n, x);
-          return s == null ? null : (double) s.bytes();
-        });
-    b.append(',');
-    series(
-        b,
-        "classic",
-        errors,
-        x -> {
-          RedisBloomChain.Sizing s = classic(n, x);
-          return s == null ? null : (double) s.bytes();
-        });
-    b.append(',');
-    series(
-        b,
-        "cuckoo",
-        errors,
-        x -> {
-          CuckooFilter.Sizing s = cuckoo(n, x);
-          return s == null ? null : (double) s.bytes();
-        });
-    b.append(',');
+    for (Plotted f : FILTERS) {
+      series(
+          b,
+          f.name(),
+          errors,
+          x -> {
+            Filter sized = f.sizer().size(n, x);
+            return sized == null ? null : (double) sized.bytes();
+          });
+      b.append(',');
+    }
     series(b, "bound", errors, x -> n * (Math.log(1 / x) / Math.log(2)) / 8);
     // Dedup tables holding N claims a day: FILTER's slice filters at each rate; EXACT's in-memory
     // index is sized for its own rate, so one figure whatever the rate (its rows are on disk).
@@ -102,15 +88,14 @@ final class ConsoleSizing {
     }
     b.append(",\"items\":");
     array(b, items.length, i -> (double) items[i]);
-    BloomFilter.Sizing bloom = bloom(n, e);
-    RedisBloomChain.Sizing classic = classic(n, e);
-    CuckooFilter.Sizing cuckoo = cuckoo(n, e);
+    List<@Nullable Filter> chosen = new ArrayList<>();
     b.append(",\"rates\":{");
-    rates(b, "bloom", items, bloom == null ? null : bloom::rateAt);
-    b.append(',');
-    rates(b, "classic", items, classic == null ? null : classic::rateAt);
-    b.append(',');
-    rates(b, "cuckoo", items, cuckoo == null ? null : cuckoo::rateAt);
+    for (Plotted f : FILTERS) {
+      Filter sized = f.sizer().size(n, e);
+      chosen.add(sized);
+      b.append(chosen.size() == 1 ? "" : ",");
+      rates(b, f.name(), items, sized == null ? null : sized.rateAt());
+    }
     // A RecentSet sized to still recognise an item after N further distinct items with
     // probability 0.9: that probability after 0 to 2 N of them.
     long slots = RecentSet.slotsToRemember(n, REMEMBER);
@@ -124,15 +109,20 @@ final class ConsoleSizing {
       b.append(",\"remember\":");
       array(b, items.length, i -> RecentSet.rememberProbability(slots, items[i]));
     }
-    b.append("},\"chosen\":{\"bloom\":");
-    chosen(b, bloom == null ? null : bloom.bytes(), bloom == null ? null : bloom.hashes());
-    b.append(",\"classic\":");
-    chosen(b, classic == null ? null : classic.bytes(), classic == null ? null : classic.hashes());
-    b.append(",\"cuckoo\":");
-    chosen(
-        b,
-        cuckoo == null ? null : cuckoo.bytes(),
-        cuckoo == null ? null : cuckoo.fingerprintBits());
+    b.append("},\"chosen\":{");
+    for (int i = 0; i < FILTERS.size(); i++) {
+      Filter sized = chosen.get(i);
+      b.append(i == 0 ? "\"" : ",\"").append(FILTERS.get(i).name()).append("\":");
+      if (sized == null) {
+        b.append("null");
+      } else {
+        b.append("{\"bytes\":")
+            .append(sized.bytes())
+            .append(",\"shape\":")
+            .append(sized.shape())
+            .append('}');
+      }
+    }
     return b.append("}}").toString();
   }
 
@@ -154,30 +144,54 @@ final class ConsoleSizing {
     }
   }
 
-  private static BloomFilter.@Nullable Sizing bloom(long n, double e) {
-    try {
-      return BloomFilter.sizing(n, e);
-    } catch (IllegalArgumentException ex) {
-      return null; // past the largest filter: no point
-    }
+  /** A filter's shape as the plots need it: bytes, hashes or fingerprint bits, rate at a load. */
+  private record Filter(long bytes, int shape, LongToDoubleFunction rateAt) {}
+
+  /** How a filter is sized for n items at rate e: null past the largest it can be. */
+  private interface Sizer {
+    @Nullable Filter size(long n, double e);
   }
 
-  private static RedisBloomChain.@Nullable Sizing classic(long n, double e) {
-    try {
-      return RedisBloomChain.linkSizing(n, e, 2, true, 0);
-    } catch (IllegalArgumentException | ArithmeticException ex) {
-      return null;
-    }
-  }
+  private record Plotted(String name, Sizer sizer) {}
 
-  private static CuckooFilter.@Nullable Sizing cuckoo(long n, double e) {
-    try {
-      return CuckooFilter.sizing(
-          n, e, CuckooFilter.DEFAULT_BUCKET_SIZE, CuckooFilter.DEFAULT_MAX_ITERATIONS);
-    } catch (IllegalArgumentException ex) {
-      return null;
-    }
-  }
+  /** The filters plotted, in the reply's order, each from the core's own sizing. */
+  private static final List<Plotted> FILTERS =
+      List.of(
+          new Plotted(
+              "bloom",
+              (n, e) -> {
+                try {
+                  BloomFilter.Sizing s = BloomFilter.sizing(n, e);
+                  return new Filter(s.bytes(), s.hashes(), s::rateAt);
+                } catch (IllegalArgumentException ex) {
+                  return null;
+                }
+              }),
+          new Plotted(
+              "classic",
+              (n, e) -> {
+                try {
+                  RedisBloomChain.Sizing s = RedisBloomChain.linkSizing(n, e, 2, true, 0);
+                  return new Filter(s.bytes(), s.hashes(), s::rateAt);
+                } catch (IllegalArgumentException | ArithmeticException ex) {
+                  return null;
+                }
+              }),
+          new Plotted(
+              "cuckoo",
+              (n, e) -> {
+                try {
+                  CuckooFilter.Sizing s =
+                      CuckooFilter.sizing(
+                          n,
+                          e,
+                          CuckooFilter.DEFAULT_BUCKET_SIZE,
+                          CuckooFilter.DEFAULT_MAX_ITERATIONS);
+                  return new Filter(s.bytes(), s.fingerprintBits(), s::rateAt);
+                } catch (IllegalArgumentException ex) {
+                  return null;
+                }
+              }));
 
   private static void series(
       StringBuilder b, String name, double[] xs, DoubleFunction<@Nullable Double> f) {
@@ -195,25 +209,17 @@ final class ConsoleSizing {
   }
 
   private static void rates(
-      StringBuilder b, String name, long[] items, @Nullable LongFunction<Double> rate) {
+      StringBuilder b, String name, long[] items, @Nullable LongToDoubleFunction rate) {
     b.append('"').append(name).append("\":[");
     for (int i = 0; i < items.length; i++) {
       b.append(i == 0 ? "" : ",");
       if (rate == null) {
         b.append("null");
       } else {
-        number(b, rate.apply(items[i]));
+        number(b, rate.applyAsDouble(items[i]));
       }
     }
     b.append(']');
-  }
-
-  private static void chosen(StringBuilder b, @Nullable Long bytes, @Nullable Integer shape) {
-    if (bytes == null) {
-      b.append("null");
-    } else {
-      b.append("{\"bytes\":").append(bytes).append(",\"shape\":").append(shape).append('}');
-    }
   }
 
   private static void array(StringBuilder b, int n, java.util.function.IntToDoubleFunction f) {

@@ -354,6 +354,7 @@ function filterSection(key, infoCmd) {
     const [capacity, error, fprate] = await Promise.all([field('CAPACITY'), field('ERROR'), field('FPRATE')]);
     const layout = infoCmd === 'BF.INFO' ? await field('LAYOUT') : 'cuckoo';
     const items = Number(info['Number of items inserted']);
+    const scaling = infoCmd === 'BF.INFO' && info['Expansion rate'] !== null;
     if (points.xs[points.xs.length - 1] !== items) {
       points.xs.push(items);
       points.ys.push(Number(fprate) > 0 ? Number(fprate) : null);
@@ -361,7 +362,6 @@ function filterSection(key, infoCmd) {
     if (!model) {
       // A scaling Bloom filter's first layer is sized at half the rate (so the compound stays
       // under it), for the first share of its capacity: layer i holds expansion^i of that share.
-      const scaling = infoCmd === 'BF.INFO' && info['Expansion rate'] !== null;
       const layers = Number(info['Number of filters'] || 1);
       const x = Number(info['Expansion rate'] || 1);
       const share = x === 1 ? layers : (Math.pow(x, layers) - 1) / (x - 1);
@@ -381,8 +381,7 @@ function filterSection(key, infoCmd) {
       h('div', { class: 'bar', style: 'margin:10px 0' }, h('div', { style: 'width:' + (100 * fill).toFixed(1) + '%' })),
       box, h('h2', {}, infoCmd), mapTable(info));
     const configured = { xs: model.xs, ys: model.xs.map(() => Number(error)) };
-    const scaled = infoCmd === 'BF.INFO' && info['Expansion rate'] !== null;
-    chart(box, 'false-positive rate against items: the ' + layout + ' layout\'s curve for ' + (scaled
+    chart(box, 'false-positive rate against items: the ' + layout + ' layout\'s curve for ' + (scaling
       ? 'its first layer (' + num(firstLayer) + ' items at ' + Number(error) / 2 + '; later layers add their own rates)'
       : 'this capacity and rate') + ', and the server\'s estimate of the whole filter as sampled',
       ['expected at that load', 'configured rate', { label: 'estimated now', points: true, line: false }],

@@ -212,20 +212,29 @@ final class Browser implements AutoCloseable {
 
   /** Waits until {@code done}; if it never is, the failure shows what the page shows. */
   void waitOn(String what, BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "waiting for " + what + "; the page shows: " + text("main") + "; errors: " + errors());
-      }
-      Thread.sleep(100);
-    }
+    waitUntil(
+        () -> {
+          try {
+            return what + "; the page shows: " + text("main") + "; errors: " + errors();
+          } catch (Exception e) {
+            return what + "; the page could not be read: " + e;
+          }
+        },
+        done);
   }
 
   static void waitUntil(String what, BooleanSupplier done) throws Exception {
+    waitUntil(() -> what, done);
+  }
+
+  /** Waits up to 30 s; {@code what} is read only if the wait fails. */
+  private static void waitUntil(java.util.function.Supplier<String> what, BooleanSupplier done)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!done.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(deadline);
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("waiting for " + what.get());
+      }
       Thread.sleep(100);
     }
   }
